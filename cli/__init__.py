@@ -1,0 +1,1 @@
+"""Command-line interface: thin subcommand modules over the library packages."""

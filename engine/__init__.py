@@ -1,0 +1,41 @@
+"""Backgammon rules: positions from the side on roll, move generation, gnubg IDs, play."""
+
+from engine.display import board_text
+from engine.errors import (
+    EngineError,
+    IllegalMove,
+    InvalidFibsBoard,
+    InvalidMatchId,
+    InvalidPosition,
+    InvalidPositionId,
+)
+from engine.fibs import FibsBoard
+from engine.game import Dice, GameResult, Player, play_game, result_multiplier
+from engine.match import GameState, MatchState
+from engine.notation import Move
+from engine.position import GamePhase, Position, phase_of
+from engine.batch import children_batch, parse_id_pair
+
+__all__ = [
+    "Dice",
+    "EngineError",
+    "FibsBoard",
+    "GamePhase",
+    "GameResult",
+    "GameState",
+    "IllegalMove",
+    "InvalidFibsBoard",
+    "InvalidMatchId",
+    "InvalidPosition",
+    "InvalidPositionId",
+    "MatchState",
+    "Move",
+    "Player",
+    "Position",
+    "board_text",
+    "children_batch",
+    "parse_id_pair",
+    "phase_of",
+    "play_game",
+    "result_multiplier",
+]

@@ -1,0 +1,34 @@
+"""Batched entry points over raw boards, for self-play and lookahead, plus ID-pair parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import IllegalMove
+from engine.match import MatchState
+from engine.movegen import BOARD_SIZE, children_batch_kernel
+from engine.position import Position
+
+
+def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Children of many (board, dice) pairs at once, each child from the opponent's view.
+
+    ``boards``: int8 (n, 26), side on roll's view; ``dice``: (n, 2) ints 1-6. Returns
+    ``(children, offsets)`` with the children of pair i in ``children[offsets[i]:offsets[i+1]]``.
+    """
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    dice = np.ascontiguousarray(dice, dtype=np.int64)
+    if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE:
+        raise ValueError(f"boards must have shape (n, {BOARD_SIZE}), got {boards.shape}")
+    if dice.shape != (boards.shape[0], 2):
+        raise ValueError(f"dice must have shape ({boards.shape[0]}, 2), got {dice.shape}")
+    if dice.size and (dice.min() < 1 or dice.max() > 6):
+        raise IllegalMove(f"dice must be 1-6, got values from {dice.min()} to {dice.max()}")
+    return children_batch_kernel(boards, dice)
+
+
+def parse_id_pair(text: str) -> tuple[Position, MatchState | None]:
+    """Parse ``POSITIONID`` or ``POSITIONID:MATCHID``; raises InvalidPositionId/InvalidMatchId."""
+    pos_text, sep, match_text = text.strip().partition(":")
+    position = Position.from_id(pos_text)
+    return position, (MatchState.from_id(match_text) if sep else None)

@@ -1,0 +1,109 @@
+"""GNU Backgammon position keys/IDs and the base64 helpers shared with match IDs.
+
+GNU Backgammon 1.07 writes the key with the side *not* on roll first, then the side on roll
+(each: its points 1..24 from its own view, then its bar; a run of 1 bits per checker and a 0
+separator). The manual's prose says the reverse; the program is the authority.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+import numpy as np
+
+from engine.errors import InvalidPositionId
+
+POSITION_KEY_BYTES = 10
+POSITION_ID_LENGTH = 14
+_BASE64_RE = re.compile(r"^[A-Za-z0-9+/]*$")
+
+
+def b64_decode_bits(text: str, n_chars: int, n_bytes: int, what: str, error: type[ValueError]) -> bytes:
+    """Decode an unpadded gnubg base64 string of ``n_chars`` into ``n_bytes``; raise ``error``."""
+    if not isinstance(text, str):
+        raise error(f"{what} must be a string, got {type(text).__name__}: {text!r}")
+    if len(text) != n_chars:
+        raise error(f"{what} {text!r} has {len(text)} characters, expected {n_chars}")
+    if not _BASE64_RE.match(text):
+        raise error(f"{what} {text!r} contains characters outside the base64 alphabet")
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        raw = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError) as exc:  # pragma: no cover - regex guards this
+        raise error(f"{what} {text!r} is not valid base64") from exc
+    raw = raw[:n_bytes]
+    if b64_encode_bits(raw, n_chars) != text:
+        raise error(f"{what} {text!r} has non-zero padding bits (not a canonical ID)")
+    return raw
+
+
+def b64_encode_bits(raw: bytes, n_chars: int) -> str:
+    """Encode bytes as gnubg does: standard base64 without the ``=`` padding."""
+    return base64.b64encode(raw).decode("ascii")[:n_chars]
+
+
+def side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
+    """Checker counts (points 1..24 then bar, each side's own view): (not on roll, on roll)."""
+    theirs = [max(0, -int(board[25 - p])) for p in range(1, 25)] + [-int(board[0])]
+    mine = [max(0, int(board[p])) for p in range(1, 25)] + [int(board[25])]
+    return theirs, mine
+
+
+def key_from_board(board: np.ndarray) -> bytes:
+    """The 10-byte gnubg position key of a 26-slot board (side on roll's view)."""
+    theirs, mine = side_counts(board)
+    value = 0
+    pos = 0
+    for count in theirs + mine:
+        value |= ((1 << count) - 1) << pos
+        pos += count + 1
+    return value.to_bytes(POSITION_KEY_BYTES, "little")
+
+
+def board_from_key(key: bytes, shown: str | None = None) -> np.ndarray:
+    """Decode a 10-byte position key into a 26-slot board; raise InvalidPositionId if illegal."""
+    label = shown if shown is not None else key.hex()
+    what = "position ID" if shown is not None else "position key"
+    if len(key) != POSITION_KEY_BYTES:
+        raise InvalidPositionId(f"{what} {label!r} has {len(key)} bytes, expected 10")
+    value = int.from_bytes(key, "little")
+    counts: list[int] = []
+    run = 0
+    for i in range(80):
+        if (value >> i) & 1:
+            run += 1
+        else:
+            counts.append(run)
+            run = 0
+            if len(counts) == 50:
+                if value >> (i + 1):
+                    raise InvalidPositionId(f"{what} {label!r} has checker bits after the 50th separator")
+                break
+    if len(counts) < 50:
+        raise InvalidPositionId(f"{what} {label!r} needs more than 80 bits (too many checkers)")
+    theirs, mine = counts[:25], counts[25:]
+    for side, name in ((theirs, "the side not on roll"), (mine, "the side on roll")):
+        if sum(side) > 15:
+            raise InvalidPositionId(f"{what} {label!r} gives {name} {sum(side)} checkers (at most 15)")
+    board = np.zeros(26, np.int8)
+    for p in range(1, 25):
+        if mine[p - 1] and theirs[24 - p]:
+            raise InvalidPositionId(f"{what} {label!r} puts both sides on point {p} of the side on roll")
+        board[p] = mine[p - 1] - theirs[24 - p]
+    board[25] = mine[24]
+    board[0] = -theirs[24]
+    return board
+
+
+def position_id_from_board(board: np.ndarray) -> str:
+    """The 14-character gnubg position ID of a board (side on roll's view)."""
+    return b64_encode_bits(key_from_board(board), POSITION_ID_LENGTH)
+
+
+def board_from_position_id(position_id: str) -> np.ndarray:
+    """Decode a 14-character gnubg position ID; raise InvalidPositionId naming it if invalid."""
+    text = position_id.strip() if isinstance(position_id, str) else position_id
+    key = b64_decode_bits(text, POSITION_ID_LENGTH, POSITION_KEY_BYTES, "position ID", InvalidPositionId)
+    return board_from_key(key, shown=text)

@@ -1,0 +1,243 @@
+"""The board, always seen from the side on roll, with gnubg IDs, pips, phase and children."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from engine.errors import IllegalMove, InvalidPosition
+from engine.ids import board_from_key, board_from_position_id, key_from_board, position_id_from_board
+from engine.movegen import BOARD_SIZE, plays_with_moves
+from engine.notation import Move, format_hops, parse_hops, replay_hops
+
+CHECKERS = 15
+_INITIAL = np.zeros(BOARD_SIZE, np.int8)
+_INITIAL[[6, 8, 13, 24]] = [5, 3, 5, 2]
+_INITIAL[[19, 17, 12, 1]] = [-5, -3, -5, -2]
+
+
+class GamePhase(IntEnum):
+    """Game phase of a position, for routing to nets and databases."""
+
+    CONTACT = 0
+    RACE = 1
+    BEAROFF_ONE_SIDED = 2  # both sides have every checker home: one-sided database territory
+    BEAROFF_TWO_SIDED = 3  # ... and at most 6 checkers each: exact two-sided database
+    OVER = 4
+
+
+def validate_board(board: np.ndarray, label: str = "board") -> None:
+    """Raise InvalidPosition naming the board if it breaks the rules of checker counts."""
+    if board.shape != (BOARD_SIZE,):
+        raise InvalidPosition(f"{label} must have {BOARD_SIZE} slots, got shape {board.shape}")
+    if board[25] < 0 or board[0] > 0:
+        raise InvalidPosition(f"{label}: bar counts have the wrong sign (own bar {board[25]}, opponent bar {board[0]})")
+    own = int(board[board > 0].sum())
+    theirs = int(-board[board < 0].sum())
+    if own > CHECKERS or theirs > CHECKERS:
+        raise InvalidPosition(f"{label}: {own} and {theirs} checkers on the board (at most {CHECKERS} a side)")
+
+
+def phase_of(board: np.ndarray) -> GamePhase:
+    """Game phase of a 26-slot board (symmetric in the two sides)."""
+    own_idx = np.flatnonzero(board > 0)
+    opp_idx = np.flatnonzero(board < 0)
+    if own_idx.size == 0 or opp_idx.size == 0:
+        return GamePhase.OVER
+    if own_idx[-1] > opp_idx[0]:
+        return GamePhase.CONTACT
+    if own_idx[-1] <= 6 and opp_idx[0] >= 19:
+        own = int(board[board > 0].sum())
+        theirs = int(-board[board < 0].sum())
+        if own <= 6 and theirs <= 6:
+            return GamePhase.BEAROFF_TWO_SIDED
+        return GamePhase.BEAROFF_ONE_SIDED
+    return GamePhase.RACE
+
+
+class Position:
+    """An immutable, hashable backgammon position seen from the side on roll.
+
+    ``board[1..24]``: points from the side on roll's view (positive = its checkers, negative =
+    the opponent's); ``board[25]``: its bar; ``board[0]``: minus the opponent's bar.
+    """
+
+    __slots__ = ("_bytes", "_hash")
+
+    def __init__(self, board: Iterable[int] | np.ndarray, *, _trusted: bool = False) -> None:
+        arr = np.asarray(board if isinstance(board, np.ndarray) else list(board))
+        if not _trusted:
+            if arr.dtype.kind not in "iu":
+                raise InvalidPosition(f"board must hold integers, got dtype {arr.dtype}")
+            if arr.shape == (BOARD_SIZE,) and (np.abs(arr) > CHECKERS).any():
+                raise InvalidPosition(f"board {arr.tolist()} has a count above {CHECKERS}")
+            arr = arr.astype(np.int8)
+            validate_board(arr, f"board {arr.tolist()}")
+        self._bytes = np.ascontiguousarray(arr, dtype=np.int8).tobytes()
+        self._hash = hash(self._bytes)
+
+    # --- construction -------------------------------------------------------------------
+    @classmethod
+    def initial(cls) -> Position:
+        """The starting position."""
+        return cls(_INITIAL, _trusted=True)
+
+    @classmethod
+    def from_id(cls, position_id: str) -> Position:
+        """Decode a gnubg position ID (or ``POSITIONID:MATCHID``); raises InvalidPositionId."""
+        text = position_id.split(":", 1)[0] if isinstance(position_id, str) else position_id
+        return cls(board_from_position_id(text), _trusted=True)
+
+    @classmethod
+    def from_key(cls, key: bytes) -> Position:
+        """Decode a 10-byte gnubg position key; raises InvalidPositionId."""
+        return cls(board_from_key(key), _trusted=True)
+
+    @classmethod
+    def from_board(cls, board: Iterable[int] | np.ndarray) -> Position:
+        """Build from a 26-slot board (side on roll's view); raises InvalidPosition."""
+        return cls(board)
+
+    @classmethod
+    def from_gnubg_board(cls, board: Sequence[Sequence[int]]) -> Position:
+        """Build from gnubg's ``(not_on_roll, on_roll)`` pair of 25-tuples (each its own view)."""
+        if len(board) != 2 or any(len(side) != 25 for side in board):
+            raise InvalidPosition(f"gnubg board must be two sequences of 25 counts, got {board!r}")
+        theirs, mine = board
+        if min(min(theirs), min(mine)) < 0:
+            raise InvalidPosition(f"gnubg board has negative counts: {board!r}")
+        arr = np.zeros(BOARD_SIZE, np.int64)
+        for p in range(1, 25):
+            if mine[p - 1] and theirs[24 - p]:
+                raise InvalidPosition(f"gnubg board puts both sides on point {p}: {board!r}")
+            arr[p] = mine[p - 1] - theirs[24 - p]
+        arr[25] = mine[24]
+        arr[0] = -theirs[24]
+        return cls(arr)
+
+    # --- views ------------------------------------------------------------------------------
+    @property
+    def array(self) -> np.ndarray:
+        """The 26-slot board as a read-only int8 array (side on roll's view)."""
+        return np.frombuffer(self._bytes, dtype=np.int8)
+
+    @property
+    def board(self) -> tuple[int, ...]:
+        """The 26-slot board as a tuple of ints (side on roll's view)."""
+        return tuple(self.array.tolist())
+
+    def to_gnubg_board(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """gnubg's ``(not_on_roll, on_roll)`` pair of 25-tuples."""
+        b = self.array
+        theirs = tuple(max(0, -int(b[25 - p])) for p in range(1, 25)) + (-int(b[0]),)
+        mine = tuple(max(0, int(b[p])) for p in range(1, 25)) + (int(b[25]),)
+        return theirs, mine
+
+    @property
+    def id(self) -> str:
+        """The 14-character gnubg position ID with this side on roll."""
+        return position_id_from_board(self.array)
+
+    @property
+    def key(self) -> bytes:
+        """The 10-byte gnubg position key."""
+        return key_from_board(self.array)
+
+    @property
+    def bar(self) -> tuple[int, int]:
+        """Checkers on the bar: (side on roll, opponent)."""
+        b = self.array
+        return int(b[25]), int(-b[0])
+
+    @property
+    def off(self) -> tuple[int, int]:
+        """Checkers borne off: (side on roll, opponent)."""
+        b = self.array
+        return CHECKERS - int(b[b > 0].sum()), CHECKERS - int(-b[b < 0].sum())
+
+    @property
+    def pips(self) -> tuple[int, int]:
+        """Pip counts: (side on roll, opponent)."""
+        b = self.array.astype(np.int64)
+        idx = np.arange(BOARD_SIZE)
+        own = int((np.clip(b, 0, None) * idx).sum())
+        theirs = int((np.clip(-b, 0, None) * (25 - idx)).sum())
+        return own, theirs
+
+    @property
+    def phase(self) -> GamePhase:
+        """The game phase (contact, race, bearoff one/two-sided, over)."""
+        return phase_of(self.array)
+
+    def is_over(self) -> bool:
+        """True when a side has borne off every checker."""
+        return self.phase == GamePhase.OVER
+
+    def flip(self) -> Position:
+        """The same position seen from the other side (who is then on roll)."""
+        return Position(-self.array[::-1], _trusted=True)
+
+    # --- moves ------------------------------------------------------------------------------
+    def plays(self, dice: tuple[int, int]) -> list[tuple[Move, Position]]:
+        """Every distinct legal play of ``dice`` with the resulting position (opponent on roll)."""
+        d1, d2 = _check_dice(dice)
+        boards, moves = plays_with_moves(self.array, d1, d2)
+        out = []
+        for board, row in zip(boards, moves, strict=True):
+            hops = tuple((int(row[k]), int(row[k + 1])) for k in range(0, 8, 2) if row[k] >= 0)
+            _, hits = replay_hops(self.array, hops)
+            out.append((Move(hops, hits), Position(-board[::-1], _trusted=True)))
+        return out
+
+    def children(self, dice: tuple[int, int]) -> list[Position]:
+        """Every distinct position after a legal play of ``dice``, seen by the opponent (on roll).
+
+        With no legal play, the one position where nothing moved (flipped).
+        """
+        return [child for _, child in self.plays(dice)]
+
+    def play(self, move: str, dice: tuple[int, int]) -> Position:
+        """The position after ``move`` (gnubg notation) with ``dice``; raises IllegalMove."""
+        plays = self.plays(dice)
+        if move.strip() == "" and len(plays) == 1 and not plays[0][0].hops:
+            return plays[0][1]
+        hops = parse_hops(move)
+        after, hits = replay_hops(self.array, hops, strict_text=move)
+        target = Position(-after[::-1], _trusted=True)
+        for _, child in plays:
+            if child == target:
+                return child
+        wanted = format_hops(hops, hits).replace("*", "")
+        matches = [c for m, c in plays if str(m).replace("*", "") == wanted]
+        if len(matches) == 1:
+            return matches[0]
+        raise IllegalMove(f"move {move!r} with {dice[0]}-{dice[1]} is not a legal play in {self.id}")
+
+    # --- dunder -------------------------------------------------------------------------------
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Position) and self._bytes == other._bytes
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Position.from_id({self.id!r})"
+
+    def __str__(self) -> str:
+        from engine.display import board_text
+
+        return board_text(self)
+
+
+def _check_dice(dice: Sequence[int]) -> tuple[int, int]:
+    """Validate a pair of dice; raises IllegalMove naming them."""
+    try:
+        d1, d2 = (int(d) for d in dice)
+    except (TypeError, ValueError) as exc:
+        raise IllegalMove(f"dice must be two integers 1-6, got {dice!r}") from exc
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise IllegalMove(f"dice must be two integers 1-6, got {dice!r}")
+    return d1, d2
