@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("show", "cube")
+COMMANDS: tuple[str, ...] = ("show", "cube", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,170 @@
+"""gnubg position IDs/keys and match IDs: known values, bad input, round trips."""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import InvalidMatchId, InvalidPositionId, MatchState, Position
+from tests.engine.strategies import boards
+
+# gnubg.board() for 4HPMwQCMz+AIIQ, read from GNU Backgammon 1.07: (side not on roll, on roll).
+GNUBG_BOARD_4HPM = (
+    (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 2, 0, 3, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0),
+    (0, 0, 2, 0, 0, 5, 0, 2, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0),
+)
+
+
+def test_initial_position_id_and_key_match_the_manual() -> None:
+    p = Position.initial()
+    assert p.id == "4HPwATDgc/ABMA"
+    assert p.key.hex(" ").upper() == "E0 73 F0 01 30 E0 73 F0 01 30"
+    assert Position.from_id("4HPwATDgc/ABMA") == p
+
+
+def test_side_not_on_roll_is_written_first_as_gnubg_does() -> None:
+    p = Position.from_id("4HPMwQCMz+AIIQ")
+    assert p.to_gnubg_board() == GNUBG_BOARD_4HPM
+    assert Position.from_gnubg_board(GNUBG_BOARD_4HPM).id == "4HPMwQCMz+AIIQ"
+    # The side on roll has 2 checkers on its 3 point, the opponent none there.
+    assert p.array[3] == 2
+
+
+BAD_POSITION_IDS = [
+    ("", "0 characters"),
+    ("4HPwATDgc/ABM", "13 characters"),
+    ("4HPwATDgc/ABMAA", "15 characters"),
+    ("4HPwATDgc/AB!A", "base64"),
+    ("4HPwATDgc/AB A", "base64"),
+    ("4HPwATDgc/ABMB", "padding"),  # the last 4 bits of the 14th character must be zero
+    ("/////////////w", "80 bits"),
+    ("//8AAAAAAAAAAA", "16 checkers"),
+    ("AQAAAAAAAgAAAA", "both sides"),
+]
+
+
+@pytest.mark.parametrize(("bad", "why"), BAD_POSITION_IDS)
+def test_bad_position_ids_raise_naming_the_input(bad: str, why: str) -> None:
+    with pytest.raises(InvalidPositionId) as info:
+        Position.from_id(bad)
+    assert repr(bad) in str(info.value)
+    assert why in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+@given(boards())
+def test_position_id_round_trip(board: np.ndarray) -> None:
+    p = Position.from_board(board)
+    q = Position.from_id(p.id)
+    assert q == p
+    assert Position.from_key(p.key) == p
+    assert len(p.id) == 14
+
+
+@given(boards())
+def test_flip_twice_is_identity_and_swaps_sides(board: np.ndarray) -> None:
+    p = Position.from_board(board)
+    assert p.flip().flip() == p
+    assert p.flip().pips == p.pips[::-1]
+    assert p.flip().off == p.off[::-1]
+    assert p.flip().bar == p.bar[::-1]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=14, max_size=14))
+def test_position_id_fuzz_never_crashes(text: str) -> None:
+    try:
+        p = Position.from_id(text)
+    except InvalidPositionId:
+        return
+    assert p.id == text
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=20))
+def test_position_id_fuzz_any_text(text: str) -> None:
+    try:
+        Position.from_id(text)
+    except InvalidPositionId:
+        pass
+
+
+def test_manual_match_id_example() -> None:
+    m = MatchState.from_id("QYkqASAAIAAA")
+    assert (m.cube, m.cube_owner, m.on_roll, m.turn) == (2, 0, 1, 1)
+    assert (m.dice, m.match_length, m.score) == ((5, 2), 9, (2, 4))
+    assert not m.crawford and not m.doubled and m.resigned == 0 and m.game_state == 1
+    assert m.key.hex(" ").upper() == "41 89 2A 01 20 00 20 00 00"
+    assert m.id == "QYkqASAAIAAA"
+
+
+def test_match_id_extra_bit_set_by_gnubg_107_round_trips() -> None:
+    # gnubg 1.07, money game with the Jacoby rule off, before the first roll.
+    m = MatchState.from_id("cAkAAAAAAAAE")
+    assert m.extra_bits == 1 and not m.jacoby
+    assert m.id == "cAkAAAAAAAAE"
+    assert MatchState.from_id("cIkOAAAAAAAA").jacoby
+
+
+def test_combined_id_is_accepted() -> None:
+    m = MatchState.from_id("4HPwATDgc/ABMA:cAkZAAAAAAAA")
+    assert m.dice == (2, 6)
+    assert Position.from_id("4HPwATDgc/ABMA:cAkZAAAAAAAA") == Position.initial()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["cAkZAAAAAAA", "cAkZAAAAAAAAA", "cAkZAAAAAA#A", "cAkZAAAA AAA", "YAkZAAAAAAAA"],
+)
+def test_bad_match_ids_raise_naming_the_input(bad: str) -> None:
+    with pytest.raises(InvalidMatchId) as info:
+        MatchState.from_id(bad)
+    assert repr(bad) in str(info.value)
+
+
+def test_match_id_with_impossible_dice_or_state_is_rejected() -> None:
+    good = MatchState.from_id("cAkZAAAAAAAA")
+    value = int.from_bytes(good.key, "little")
+    die7 = (value & ~(7 << 15)) | (7 << 15)
+    with pytest.raises(InvalidMatchId, match="dice"):
+        MatchState.from_key(die7.to_bytes(9, "little"))
+    state7 = value | (7 << 8)
+    with pytest.raises(InvalidMatchId, match="game state"):
+        MatchState.from_key(state7.to_bytes(9, "little"))
+
+
+match_states = st.builds(
+    MatchState,
+    cube=st.sampled_from([1 << k for k in range(16)]),
+    cube_owner=st.sampled_from([None, 0, 1]),
+    on_roll=st.integers(0, 1),
+    crawford=st.booleans(),
+    game_state=st.integers(0, 4),
+    turn=st.integers(0, 1),
+    doubled=st.booleans(),
+    resigned=st.integers(0, 3),
+    dice=st.one_of(st.just((0, 0)), st.tuples(st.integers(1, 6), st.integers(1, 6))),
+    match_length=st.integers(0, 32767),
+    score=st.tuples(st.integers(0, 32767), st.integers(0, 32767)),
+    extra_bits=st.integers(0, 63),
+)
+
+
+@given(match_states)
+def test_match_id_round_trip(m: MatchState) -> None:
+    assert MatchState.from_id(m.id) == m
+    assert len(m.id) == 12
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=12, max_size=12))
+def test_match_id_fuzz_never_crashes(text: str) -> None:
+    try:
+        m = MatchState.from_id(text)
+    except InvalidMatchId:
+        return
+    assert m.id == text
