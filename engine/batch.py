@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engine.errors import IllegalMove
 from engine.match import MatchState
 from engine.movegen import BOARD_SIZE, children_batch_kernel
-from engine.position import Position
+from engine.position import GamePhase, Position
 
 
 def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -32,3 +33,38 @@ def parse_id_pair(text: str) -> tuple[Position, MatchState | None]:
     pos_text, sep, match_text = text.strip().partition(":")
     position = Position.from_id(pos_text)
     return position, (MatchState.from_id(match_text) if sep else None)
+
+
+@njit(cache=True)
+def _phases_kernel(boards: np.ndarray, out: np.ndarray) -> None:
+    for i in range(boards.shape[0]):
+        b = boards[i]
+        rear_own = 25
+        while rear_own > 0 and b[rear_own] <= 0:
+            rear_own -= 1
+        front_opp = 0
+        while front_opp < 25 and b[front_opp] >= 0:
+            front_opp += 1
+        if rear_own == 0 or front_opp == 25:
+            out[i] = GamePhase.OVER
+        elif rear_own > front_opp:
+            out[i] = GamePhase.CONTACT
+        elif rear_own <= 6 and front_opp >= 19:
+            own = 0
+            opp = 0
+            for p in range(26):
+                if b[p] > 0:
+                    own += b[p]
+                else:
+                    opp -= b[p]
+            out[i] = GamePhase.BEAROFF_TWO_SIDED if own <= 6 and opp <= 6 else GamePhase.BEAROFF_ONE_SIDED
+        else:
+            out[i] = GamePhase.RACE
+
+
+def phases(boards: np.ndarray) -> np.ndarray:
+    """Game phase (a :class:`GamePhase` value) of each int8 (n, 26) board, as int8 (n,)."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8)
+    out = np.empty(arr.shape[0], np.int8)
+    _phases_kernel(arr, out)
+    return out

@@ -187,7 +187,8 @@ class Position:
         boards, moves = plays_with_moves(self.array, d1, d2)
         out = []
         for board, row in zip(boards, moves, strict=True):
-            hops = tuple((int(row[k]), int(row[k + 1])) for k in range(0, 8, 2) if row[k] >= 0)
+            # Highest source first, so one checker's hops chain up in the notation.
+            hops = tuple(sorted(((int(row[k]), int(row[k + 1])) for k in range(0, 8, 2) if row[k] >= 0), reverse=True))
             _, hits = replay_hops(self.array, hops)
             out.append((Move(hops, hits), Position(-board[::-1], _trusted=True)))
         return out

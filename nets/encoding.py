@@ -1,0 +1,214 @@
+"""Input encoding of positions for the nets, computed in batches by a compiled kernel.
+
+Each side is described from its own view (side on roll first, then the opponent) by the same
+109 features; two global features follow. ``FEATURES`` documents every unit in one line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+PER_SIDE = 109
+N_INPUTS = 2 * PER_SIDE + 2
+
+_SIDE_FEATURES: list[str] = []
+for _p in range(1, 25):
+    _SIDE_FEATURES += [
+        f"point {_p}: exactly one checker (a blot)",
+        f"point {_p}: exactly two checkers",
+        f"point {_p}: three or more checkers",
+        f"point {_p}: (checkers - 3) / 2 beyond three",
+    ]
+_SIDE_FEATURES += [
+    "bar: at least one checker on the bar",
+    "bar: checkers on the bar / 3",
+    "off: checkers borne off / 15",
+    "pips: pip count / 167",
+    "blots: number of blots / 5",
+    "shots: rolls (of 36) on which the other side can hit one of these blots, direct or indirect / 36",
+    "prime: longest run of consecutive made points (2+ checkers) / 6",
+    "anchors: made points in the other side's home board / 6",
+    "home: made points in own home board / 6",
+    "back: checkers on the bar or in the other side's home board / 5",
+    "escape: dice values (of 6) with which the rearmost checker lands on a point not made by the other side / 6",
+    "outside: checkers not yet home (bar included) / 15",
+    "crossovers: quadrant crossings still needed by all checkers / 30",
+]
+assert len(_SIDE_FEATURES) == PER_SIDE
+FEATURES: tuple[str, ...] = tuple(
+    [f"on roll, {f}" for f in _SIDE_FEATURES]
+    + [f"opponent, {f}" for f in _SIDE_FEATURES]
+    + ["race lead: (opponent pips - own pips) / 100", "contact: 1 while the sides can still hit each other"]
+)
+
+
+@njit(cache=True, inline="always")
+def _count(b: np.ndarray, flip: bool, p: int) -> int:
+    """Checkers of the viewed side on its point ``p`` (25 = its bar)."""
+    if flip:
+        v = -b[25 - p]
+    else:
+        v = b[p]
+    return v if v > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _other(b: np.ndarray, flip: bool, p: int) -> int:
+    """Checkers of the other side on the viewed side's point ``p`` (0 = the other side's bar)."""
+    if flip:
+        v = b[25 - p]
+    else:
+        v = -b[p]
+    return v if v > 0 else 0
+
+
+@njit(cache=True)
+def _shots(me: np.ndarray, them: np.ndarray) -> int:
+    """Rolls (of 36) on which ``them`` can hit a blot of ``me`` (both arrays in ``me``'s view).
+
+    ``me[p]``/``them[p]`` for p = 0..25 with ``them[0]`` its bar; ``them`` moves upward in p.
+    """
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            weight = 1 if d1 == d2 else 2
+            hit = False
+            for target in range(1, 25):
+                if hit:
+                    break
+                if me[target] != 1:
+                    continue
+                for src in range(0, target):
+                    if them[src] == 0:
+                        continue
+                    if them[0] > 0 and src != 0:
+                        continue  # checkers on the bar must enter before any other may hit
+                    dist = target - src
+                    if dist == d1 or dist == d2:
+                        hit = True
+                    elif d1 == d2:
+                        for k in range(2, 5):
+                            if dist == k * d1:
+                                ok = True
+                                for s in range(1, k):
+                                    if me[src + s * d1] >= 2:
+                                        ok = False
+                                if ok:
+                                    hit = True
+                                break
+                    elif dist == d1 + d2 and (me[src + d1] < 2 or me[src + d2] < 2):
+                        hit = True
+                    if hit:
+                        break
+            if hit:
+                hits += weight
+    return hits
+
+
+@njit(cache=True)
+def _encode_side(b: np.ndarray, flip: bool, out: np.ndarray, base: int) -> int:
+    """Write the 109 features of one side (own view) at ``out[base:]``; returns its pip count."""
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    for p in range(1, 26):
+        me[p] = _count(b, flip, p)
+    for p in range(0, 25):
+        them[p] = _other(b, flip, p)
+    on_board = 0
+    pips = 0
+    for p in range(1, 25):
+        n = me[p]
+        k = base + 4 * (p - 1)
+        out[k] = 1.0 if n == 1 else 0.0
+        out[k + 1] = 1.0 if n == 2 else 0.0
+        out[k + 2] = 1.0 if n >= 3 else 0.0
+        out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        on_board += n
+        pips += n * p
+    bar = me[25]
+    on_board += bar
+    pips += 25 * bar
+    k = base + 96
+    out[k] = 1.0 if bar > 0 else 0.0
+    out[k + 1] = bar / 3.0
+    out[k + 2] = (15 - on_board) / 15.0
+    out[k + 3] = pips / 167.0
+    blots = 0
+    prime = 0
+    run = 0
+    anchors = 0
+    home = 0
+    back = bar
+    outside = bar
+    cross = 4 * bar
+    for p in range(1, 25):
+        n = me[p]
+        if n == 1:
+            blots += 1
+        if n >= 2:
+            run += 1
+            if run > prime:
+                prime = run
+            if p >= 19:
+                anchors += 1
+            if p <= 6:
+                home += 1
+        else:
+            run = 0
+        if p >= 19:
+            back += n
+        if p > 6:
+            outside += n
+        cross += n * ((p - 1) // 6)
+    out[k + 4] = blots / 5.0
+    out[k + 5] = _shots(me, them) / 36.0 if blots > 0 else 0.0
+    out[k + 6] = prime / 6.0
+    out[k + 7] = anchors / 6.0
+    out[k + 8] = home / 6.0
+    out[k + 9] = back / 5.0
+    rear = 25
+    while rear > 0 and me[rear] == 0:
+        rear -= 1
+    escape = 0
+    for d in range(1, 7):
+        land = rear - d
+        if rear > 0 and (land <= 0 or them[land] < 2):
+            escape += 1
+    out[k + 10] = escape / 6.0
+    out[k + 11] = outside / 15.0
+    out[k + 12] = cross / 30.0
+    return pips
+
+
+@njit(cache=True)
+def _contact(b: np.ndarray) -> bool:
+    rear_own = 25
+    while rear_own > 0 and b[rear_own] <= 0:
+        rear_own -= 1
+    front_opp = 0
+    while front_opp < 25 and b[front_opp] >= 0:
+        front_opp += 1
+    return rear_own > front_opp
+
+
+@njit(cache=True, parallel=True)
+def encode_into(boards: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out[i]`` (float32, N_INPUTS) with the features of ``boards[i]`` (side on roll's view)."""
+    for i in prange(boards.shape[0]):
+        b = boards[i]
+        row = out[i]
+        own = _encode_side(b, False, row, 0)
+        opp = _encode_side(b, True, row, PER_SIDE)
+        row[2 * PER_SIDE] = (opp - own) / 100.0
+        row[2 * PER_SIDE + 1] = 1.0 if _contact(b) else 0.0
+
+
+def encode(boards: np.ndarray) -> np.ndarray:
+    """Features of a batch of int8 (n, 26) boards as float32 (n, N_INPUTS), side on roll first."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    out = np.empty((arr.shape[0], N_INPUTS), np.float32)
+    encode_into(arr, out)
+    return out

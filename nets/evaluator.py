@@ -1,0 +1,206 @@
+"""The composite evaluator: routes each position by game phase to a net or an exact value."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+import torch
+
+from engine.batch import phases
+from engine.position import GamePhase, Position
+from nets.encoding import N_INPUTS, encode
+from nets.model import NetConfig, PhaseNet, cubeless_equity
+from nets.weights import WeightsFormatError, decode_weights, encode_weights, write_atomic
+
+ENCODING = "jumpgammon-v1"
+PHASE_NETS = ("contact", "race")
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "default.jgw"
+
+
+class Probabilities(NamedTuple):
+    """Outcome probabilities for the side on roll, before it rolls (gammons include backgammons)."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @property
+    def equity(self) -> float:
+        """Cubeless money equity for the side on roll."""
+        return float(cubeless_equity(np.asarray(self)))
+
+
+class BearoffLookup(Protocol):
+    """Exact probabilities for the positions a database covers (side on roll's view)."""
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray: ...
+
+
+def game_over_probabilities(boards: np.ndarray) -> np.ndarray:
+    """Exact (n, 5) probabilities of finished games, for the side on roll of each board."""
+    out = np.zeros((len(boards), 5))
+    for i, b in enumerate(boards):
+        if not (b > 0).any():  # the side on roll has borne everything off: it has won
+            out[i, 0] = 1.0
+            if not (b < 0).any():
+                continue
+            if -int(b[b < 0].sum()) == 15:
+                out[i, 1] = 1.0
+                out[i, 2] = 1.0 if (b[0] < 0 or (b[1:7] < 0).any()) else 0.0
+        elif -int(b[b < 0].sum()) == 0:  # the opponent has borne everything off
+            if int(b[b > 0].sum()) == 15:
+                out[i, 3] = 1.0
+                out[i, 4] = 1.0 if (b[25] > 0 or (b[19:25] > 0).any()) else 0.0
+    return out
+
+
+class Evaluator:
+    """Composite evaluator: bearoff databases where they apply, else the contact or race net.
+
+    Every probability is for the side on roll of the board given, before it rolls.
+    """
+
+    def __init__(
+        self,
+        nets: dict[str, PhaseNet],
+        header: dict[str, Any] | None = None,
+        device: str = "cpu",
+        one_sided: BearoffLookup | None = None,
+        two_sided: BearoffLookup | None = None,
+    ) -> None:
+        missing = [n for n in PHASE_NETS if n not in nets]
+        if missing:
+            raise ValueError(f"evaluator needs nets for phases {missing}")
+        self.device = torch.device(device)
+        self.nets = {k: v.to(self.device).eval() for k, v in nets.items()}
+        self.header = header or {}
+        self.one_sided = one_sided
+        self.two_sided = two_sided
+
+    # --- static (0-ply) evaluation ------------------------------------------------------
+    def net_probabilities(self, boards: np.ndarray, phase: str) -> np.ndarray:
+        """Probabilities (n, 5) from one phase net, whatever the boards' true phase."""
+        if len(boards) == 0:
+            return np.zeros((0, 5))
+        x = torch.from_numpy(encode(boards)).to(self.device)
+        with torch.inference_mode():
+            return self.nets[phase](x).double().cpu().numpy()
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        """0-ply probabilities (n, 5) of int8 (n, 26) boards, routed by phase."""
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+        out = np.empty((len(boards), 5))
+        ph = phases(boards)
+        routes: list[tuple[np.ndarray, Any]] = [
+            (ph == GamePhase.CONTACT, lambda b: self.net_probabilities(b, "contact")),
+            (ph == GamePhase.OVER, game_over_probabilities),
+        ]
+        two, one = self.two_sided, self.one_sided
+        race_mask = ph == GamePhase.RACE
+        if two is not None:
+            routes.append((ph == GamePhase.BEAROFF_TWO_SIDED, two.probabilities))
+        else:
+            race_mask |= ph == GamePhase.BEAROFF_TWO_SIDED
+        if one is not None:
+            routes.append((ph == GamePhase.BEAROFF_ONE_SIDED, one.probabilities))
+        else:
+            race_mask |= ph == GamePhase.BEAROFF_ONE_SIDED
+        routes.append((race_mask, lambda b: self.net_probabilities(b, "race")))
+        for mask, fn in routes:
+            if mask.any():
+                out[mask] = fn(boards[mask])
+        return out
+
+    def evaluate(self, position: Position) -> Probabilities:
+        """0-ply probabilities of one position for its side on roll."""
+        return Probabilities(*(float(v) for v in self.evaluate_boards(position.array[None])[0]))
+
+    def evaluate_batch(self, positions: Sequence[Position] | np.ndarray) -> np.ndarray:
+        """0-ply probabilities (n, 5) of many positions (or an int8 (n, 26) board array)."""
+        if isinstance(positions, np.ndarray):
+            return self.evaluate_boards(positions)
+        return self.evaluate_boards(np.stack([p.array for p in positions]) if len(positions) else np.zeros((0, 26), np.int8))
+
+    # --- lookahead (delegated) -------------------------------------------------------------
+    def evaluate_plies(self, boards: np.ndarray, plies: int) -> np.ndarray:
+        """n-ply probabilities (n, 5) in the gnubg sense, for each board's side on roll."""
+        from nets.lookahead import evaluate_plies
+
+        return evaluate_plies(self, boards, plies)
+
+    def best_move(self, position: Position, dice: tuple[int, int], plies: int = 0) -> Position:
+        """The child of ``position`` for ``dice`` the evaluator rates best at ``plies``."""
+        from nets.lookahead import rank_moves
+
+        return rank_moves(self, position, dice, plies)[0].position
+
+    def jump_volatility(self, position: Position) -> Any:
+        """Local jump volatility over the 441 pairs of rolls (see :mod:`nets.volatility`)."""
+        from nets.volatility import jump_volatility
+
+        return jump_volatility(self, position)
+
+    # --- weights ---------------------------------------------------------------------------
+    def to_bytes(self, run: dict[str, Any] | None = None) -> bytes:
+        """Encode the nets into the weights format with their architectures and ``run`` info."""
+        tensors = {}
+        nets_info = {}
+        for name, net in self.nets.items():
+            nets_info[name] = net.config.to_json()
+            for k, v in net.state_dict().items():
+                tensors[f"{name}.{k}"] = v.detach().cpu().numpy().astype(np.float32)
+        header = {"encoding": ENCODING, "n_inputs": N_INPUTS, "nets": nets_info, "run": run or self.header.get("run", {})}
+        return encode_weights(header, tensors)
+
+    def save(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
+        """Write the weights atomically to ``path``."""
+        write_atomic(path, self.to_bytes(run))
+
+
+def nets_from_bytes(data: bytes, source: str = "<bytes>") -> tuple[dict[str, PhaseNet], dict[str, Any]]:
+    """Build the phase nets described by a weights file; raises WeightsFormatError on mismatch."""
+    header, tensors = decode_weights(data, source)
+    if header.get("encoding") != ENCODING or header.get("n_inputs") != N_INPUTS:
+        raise WeightsFormatError(
+            f"{source}: encoding {header.get('encoding')!r} with {header.get('n_inputs')} inputs; "
+            f"this code uses {ENCODING!r} with {N_INPUTS}"
+        )
+    nets = {}
+    for name, cfg in header.get("nets", {}).items():
+        net = PhaseNet(NetConfig.from_json(cfg))
+        state = net.state_dict()
+        new_state = {}
+        for k, v in state.items():
+            key = f"{name}.{k}"
+            if key not in tensors or tuple(tensors[key].shape) != tuple(v.shape):
+                raise WeightsFormatError(f"{source}: tensor {key!r} missing or of the wrong shape for net {name!r}")
+            new_state[k] = torch.from_numpy(tensors[key].copy())
+        net.load_state_dict(new_state)
+        nets[name] = net
+    return nets, header
+
+
+def new_evaluator(hidden: tuple[int, ...] = (128, 64), seed: int = 0, device: str = "cpu") -> Evaluator:
+    """An evaluator with freshly initialised nets (for training)."""
+    torch.manual_seed(seed)
+    nets = {name: PhaseNet(NetConfig(N_INPUTS, hidden)) for name in PHASE_NETS}
+    return Evaluator(nets, device=device)
+
+
+def load_evaluator(path: str | Path | None = None, device: str = "cpu", bearoff: bool = True) -> Evaluator:
+    """Load the shipped default weights (or ``path``); with ``bearoff`` use the exact databases."""
+    file = Path(path) if path is not None else DEFAULT_WEIGHTS
+    if not file.is_file():
+        raise WeightsFormatError(f"weights file {str(file)!r} does not exist")
+    nets, header = nets_from_bytes(file.read_bytes(), str(file))
+    one = two = None
+    if bearoff:
+        from nets.databases import load_databases
+
+        one, two = load_databases()
+    return Evaluator(nets, header, device=device, one_sided=one, two_sided=two)

@@ -1,0 +1,104 @@
+"""n-ply lookahead in the gnubg sense, batched across every position of a ply.
+
+The n-ply value of a position (side on roll, before rolling) averages, over the 21 distinct
+rolls, the (n-1)-ply value of the reply position reached by the move that is best at 0-ply;
+values pass between plies flipped to the side on roll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.batch import children_batch
+from engine.notation import Move
+from engine.position import Position
+from nets.model import cubeless_equity, flip_probabilities
+
+if TYPE_CHECKING:
+    from nets.evaluator import Evaluator
+
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+
+# gnubg's "Normal" move filter for 2-ply checker play: keep up to 8 moves within 0.16 at 0-ply.
+FILTER_KEEP = 8
+FILTER_MARGIN = 0.16
+
+
+def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Index (into ``values``) of the largest value in each segment ``offsets[i]:offsets[i+1]``."""
+    n = len(offsets) - 1
+    seg = np.repeat(np.arange(n), np.diff(offsets))
+    order = np.lexsort((-values, seg))
+    return order[offsets[:-1]]
+
+
+def best_children(ev: Evaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """For each (board, dice) pair, the child (opponent's view) that is best at 0-ply for the mover."""
+    kids, offsets = children_batch(boards, dice)
+    mover_equity = -cubeless_equity(ev.evaluate_boards(kids))
+    return kids[segment_argmax(mover_equity, offsets)]
+
+
+def expand_rolls(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each board repeated for the 21 rolls: ``(boards (21n, 26), dice (21n, 2))``."""
+    n = len(boards)
+    return np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1))
+
+
+def evaluate_plies(ev: Evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+    """Probabilities (n, 5) at ``plies`` (0, 1, 2, ...) for each board's side on roll."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    if plies < 0:
+        raise ValueError(f"plies must be >= 0, got {plies}")
+    if plies == 0 or len(boards) == 0:
+        return ev.evaluate_boards(boards)
+    from engine.batch import phases
+    from engine.position import GamePhase
+
+    out = ev.evaluate_boards(boards)  # finished games keep their exact value
+    live = phases(boards) != GamePhase.OVER
+    if not live.any():
+        return out
+    rep, dice = expand_rolls(boards[live])
+    replies = best_children(ev, rep, dice)
+    reply_values = flip_probabilities(evaluate_plies(ev, replies, plies - 1))
+    weighted = reply_values.reshape(-1, len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]
+    out[live] = weighted.sum(axis=1)
+    return out
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    """One candidate play: its move, resulting position, probabilities and equity for the mover."""
+
+    move: Move
+    position: Position
+    probabilities: np.ndarray
+    equity: float
+    plies: int
+
+
+def rank_moves(ev: Evaluator, position: Position, dice: tuple[int, int], plies: int = 0) -> list[RankedMove]:
+    """Every legal play of ``dice`` ranked best first, evaluated for the mover at ``plies``.
+
+    Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are
+    looked at deeper; the rest keep their 0-ply figures and rank after them.
+    """
+    plays = position.plays(dice)
+    kids = np.stack([c.array for _, c in plays])
+    probs = flip_probabilities(ev.evaluate_boards(kids))
+    depth = np.zeros(len(plays), np.int64)
+    eq = cubeless_equity(probs)
+    if plies > 0 and len(plays) > 1:
+        order = np.argsort(-eq, kind="stable")
+        keep = [i for i in order[:FILTER_KEEP] if eq[i] >= eq[order[0]] - FILTER_MARGIN]
+        deep = flip_probabilities(evaluate_plies(ev, kids[keep], plies))
+        probs[keep] = deep
+        depth[keep] = plies
+        eq = cubeless_equity(probs)
+    ranked = sorted(range(len(plays)), key=lambda i: (-depth[i], -eq[i]))
+    return [RankedMove(plays[i][0], plays[i][1], probs[i], float(eq[i]), int(depth[i])) for i in ranked]

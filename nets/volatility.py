@@ -1,0 +1,71 @@
+"""Local jump volatility: the 441 pairs of rolls, in one batched two-ply pass.
+
+The side on roll plays its best (0-ply) move for each of its 21 rolls, then the opponent its
+best reply for each of 21 rolls; the resulting positions (original side on roll again) are
+evaluated at 0-ply. Pair weights are 1/36^2 (double-double), 1/18^2 (non-double pairs) and
+1/(18*36) (mixed), summing to 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.position import Position
+from nets.lookahead import ROLL_WEIGHTS, best_children, expand_rolls
+from nets.model import cubeless_equity
+
+if TYPE_CHECKING:
+    from nets.evaluator import Evaluator
+
+PAIR_WEIGHTS = np.outer(ROLL_WEIGHTS, ROLL_WEIGHTS).ravel()
+
+
+@dataclass(frozen=True)
+class JumpVolatility:
+    """Two-roll spread of the side on roll's cubeless win chance (and equity), its own view."""
+
+    p_average: float  # P_a = sum_i w_i P_i
+    sigma: float  # sigma_J = sqrt(sum_i w_i (P_i - P_a)^2)
+    mean_abs_jump: float  # E|P_i - P_a|
+    equity_average: float
+    equity_sigma: float
+    equity_mean_abs_jump: float
+    n_pairs: int = 441
+
+    def to_json(self) -> dict[str, float]:
+        """JSON-ready dict of the fields."""
+        return asdict(self)
+
+
+def two_roll_outcomes(ev: Evaluator, position: Position) -> np.ndarray:
+    """Probabilities (441, 5) after each pair of rolls, for the original side on roll.
+
+    Row ``21 * i + j``: the side on roll rolled ``ROLLS[i]``, then the opponent ``ROLLS[j]``.
+    """
+    board = position.array[None, :].astype(np.int8)
+    first_boards, first_dice = expand_rolls(board)
+    after_mine = best_children(ev, first_boards, first_dice)  # opponent on roll
+    second_boards, second_dice = expand_rolls(after_mine)
+    after_reply = best_children(ev, second_boards, second_dice)  # original side on roll
+    return ev.evaluate_boards(after_reply)
+
+
+def jump_volatility(ev: Evaluator, position: Position) -> JumpVolatility:
+    """Local jump volatility of ``position`` from its side on roll's view."""
+    probs = two_roll_outcomes(ev, position)
+    w = PAIR_WEIGHTS
+    p = probs[:, 0]
+    e = cubeless_equity(probs)
+    pa = float(w @ p)
+    ea = float(w @ e)
+    return JumpVolatility(
+        p_average=pa,
+        sigma=float(np.sqrt(w @ (p - pa) ** 2)),
+        mean_abs_jump=float(w @ np.abs(p - pa)),
+        equity_average=ea,
+        equity_sigma=float(np.sqrt(w @ (e - ea) ** 2)),
+        equity_mean_abs_jump=float(w @ np.abs(e - ea)),
+    )
