@@ -1,1 +1,23 @@
-"""nets package."""
+"""Neural evaluator: encoding, phase nets, bearoff databases, lookahead, jump volatility."""
+
+from nets.evaluator import Evaluator, Probabilities, load_evaluator, new_evaluator
+from nets.lookahead import RankedMove, evaluate_plies, rank_moves
+from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
+from nets.volatility import JumpVolatility, jump_volatility
+from nets.weights import WeightsFormatError
+
+__all__ = [
+    "OUTPUTS",
+    "Evaluator",
+    "JumpVolatility",
+    "Probabilities",
+    "RankedMove",
+    "WeightsFormatError",
+    "cubeless_equity",
+    "evaluate_plies",
+    "flip_probabilities",
+    "jump_volatility",
+    "load_evaluator",
+    "new_evaluator",
+    "rank_moves",
+]

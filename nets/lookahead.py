@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.batch import children_batch
+from engine.batch import children_batch, phases
 from engine.notation import Move
-from engine.position import Position
+from engine.position import GamePhase, Position
 from nets.model import cubeless_equity, flip_probabilities
 
 if TYPE_CHECKING:
@@ -37,7 +37,17 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def best_children(ev: Evaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """For each (board, dice) pair, the child (opponent's view) that is best at 0-ply for the mover."""
+    """For each (board, dice) pair, the child (opponent's view) that is best at 0-ply for the mover.
+
+    A finished game does not move: its child is the same board seen from the other side.
+    """
+    over = phases(boards) == GamePhase.OVER
+    if over.any():
+        out = -boards[:, ::-1]
+        live = ~over
+        if live.any():
+            out[live] = best_children(ev, boards[live], dice[live])
+        return out
     kids, offsets = children_batch(boards, dice)
     mover_equity = -cubeless_equity(ev.evaluate_boards(kids))
     return kids[segment_argmax(mover_equity, offsets)]
@@ -56,9 +66,6 @@ def evaluate_plies(ev: Evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
         raise ValueError(f"plies must be >= 0, got {plies}")
     if plies == 0 or len(boards) == 0:
         return ev.evaluate_boards(boards)
-    from engine.batch import phases
-    from engine.position import GamePhase
-
     out = ev.evaluate_boards(boards)  # finished games keep their exact value
     live = phases(boards) != GamePhase.OVER
     if not live.any():

@@ -53,9 +53,12 @@ def two_roll_outcomes(ev: Evaluator, position: Position) -> np.ndarray:
     return ev.evaluate_boards(after_reply)
 
 
-def jump_volatility(ev: Evaluator, position: Position) -> JumpVolatility:
-    """Local jump volatility of ``position`` from its side on roll's view."""
-    probs = two_roll_outcomes(ev, position)
+def jump_volatility(ev: Evaluator, position: Position, outcomes: np.ndarray | None = None) -> JumpVolatility:
+    """Local jump volatility of ``position`` from its side on roll's view.
+
+    ``outcomes`` may pass in :func:`two_roll_outcomes` already computed for this position.
+    """
+    probs = two_roll_outcomes(ev, position) if outcomes is None else outcomes
     w = PAIR_WEIGHTS
     p = probs[:, 0]
     e = cubeless_equity(probs)

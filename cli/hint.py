@@ -1,0 +1,35 @@
+"""``jumpgammon hint ID --dice A B``: every legal play ranked, like gnubg's hint."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine import parse_id_pair
+from engine.position import _check_dice
+from nets import load_evaluator
+from nets.analysis import format_moves, moves_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``hint`` subcommand."""
+    p = sub.add_parser("hint", help="rank every legal play of a roll")
+    p.add_argument("id", metavar="POSITIONID[:MATCHID]")
+    p.add_argument("--dice", type=int, nargs=2, metavar=("A", "B"), default=None, help="the roll (default: the match ID's dice)")
+    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead depth")
+    p.add_argument("--weights", default=None, help="weights file (default: the shipped net)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rank the moves and print them; returns 0."""
+    position, match = parse_id_pair(args.id)
+    dice = tuple(args.dice) if args.dice else (match.dice if match else (0, 0))
+    d1, d2 = _check_dice(dice)
+    moves = moves_json(load_evaluator(args.weights), position, (d1, d2), args.plies)
+    if args.json:
+        print(json.dumps({"position_id": position.id, "dice": [d1, d2], "plies": args.plies, "moves": moves}))
+    else:
+        print(format_moves(moves))
+    return 0
