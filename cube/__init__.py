@@ -1,1 +1,71 @@
-"""cube package."""
+"""Doubling-cube theory for money games: Janowski's cube-life model and Higgins' jump model.
+
+Pure numpy/scipy.  Probabilities are the five cubeless numbers of the side on roll
+(win, win gammon, win backgammon, lose gammon, lose backgammon; cumulative).  Cube states
+are "centered", "owned" (side on roll owns it) and "unavailable" (opponent owns it).
+
+Modules: :mod:`cube.gamestate` (P, W, L), :mod:`cube.janowski`, :mod:`cube.jump_linear`,
+:mod:`cube.jump_nonlinear`, :mod:`cube.jump_numerical`, :mod:`cube.distributions`,
+:mod:`cube.volatility`, :mod:`cube.points`, :mod:`cube.strategy`.
+"""
+
+from cube.distributions import DISTRIBUTIONS, JumpDistribution
+from cube.errors import CubeInputError
+from cube.gamestate import GameState, cubeless_equity, flip_probabilities, win_loss_values
+from cube.janowski import CUBE_STATES, JanowskiModel, gnubg_equity, live_equity
+from cube.jump_linear import STATISTICAL_SCALE, JumpLinearModel, implied_cube_life
+from cube.jump_nonlinear import JumpNonlinearModel
+from cube.jump_numerical import NumericalSolution, solve, solve_cached
+from cube.points import POINT_NAMES, DecisionPoints
+from cube.strategy import (
+    APPROXIMATIONS,
+    CubeDecision,
+    CubeDecisions,
+    CubeStrategy,
+    JanowskiStrategy,
+    JumpStrategy,
+    dead,
+    janowski,
+    janowski_refined,
+    jump,
+    jump_local,
+    live,
+)
+from cube.volatility import local_volatility, two_roll_weights
+
+__all__ = [
+    "APPROXIMATIONS",
+    "CUBE_STATES",
+    "DISTRIBUTIONS",
+    "POINT_NAMES",
+    "STATISTICAL_SCALE",
+    "CubeDecision",
+    "CubeDecisions",
+    "CubeInputError",
+    "CubeStrategy",
+    "DecisionPoints",
+    "GameState",
+    "JanowskiModel",
+    "JanowskiStrategy",
+    "JumpDistribution",
+    "JumpLinearModel",
+    "JumpNonlinearModel",
+    "JumpStrategy",
+    "NumericalSolution",
+    "cubeless_equity",
+    "dead",
+    "flip_probabilities",
+    "gnubg_equity",
+    "implied_cube_life",
+    "janowski",
+    "janowski_refined",
+    "jump",
+    "jump_local",
+    "live",
+    "live_equity",
+    "local_volatility",
+    "solve",
+    "solve_cached",
+    "two_roll_weights",
+    "win_loss_values",
+]

@@ -1,0 +1,82 @@
+"""``jumpgammon cube``: cube decision points and cubeful equities for one game state."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from cube.distributions import DISTRIBUTIONS
+from cube.points import POINT_NAMES
+from cube.report import MODELS, plot_equities, report
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``cube`` subcommand to the top-level parser."""
+    p = sub.add_parser(
+        "cube",
+        help="cube decision points and cubeful equities (Janowski / jump model)",
+        description=(
+            "Print the ten cube decision points (player's cubeless P) and the centred, "
+            "owned and unavailable cubeful equities (normalised to the cube) of a game "
+            "state W, L under a cube model."
+        ),
+    )
+    p.add_argument("--W", type=float, required=True, help="average value of games won (>= 1)")
+    p.add_argument("--L", type=float, required=True, help="average value of games lost (>= 1)")
+    p.add_argument("--model", choices=MODELS, default="jump-linear")
+    p.add_argument("--x", type=float, help="Janowski cube-life index (both sides)")
+    p.add_argument("--x1", type=float, help="refined model: index of the side on roll")
+    p.add_argument("--x2", type=float, help="refined model: index of the opponent")
+    p.add_argument("--alpha", type=float, help="jump volatility E|J| (remote)")
+    p.add_argument("--local-alpha", type=float, help="local jump volatility (linear/nonlinear)")
+    p.add_argument("--distribution", choices=DISTRIBUTIONS, default="double-exponential")
+    p.add_argument("--statistical", action="store_true",
+                   help="scale alpha by 1.24 (statistical estimates; jump-linear only)")
+    p.add_argument("--grid", type=int, default=400, help="P buckets of jump-numerical")
+    p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
+    p.add_argument("--beavers", action="store_true", help="beavers allowed")
+    p.add_argument("--at", default="", help="comma-separated P values, e.g. 0.3,0.5,0.7")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the three equity curves")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _fmt(v: float | None, nd: int = 4) -> str:
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``jumpgammon cube``; returns the exit status."""
+    model_args = {
+        "x": args.x,
+        "x1": args.x1,
+        "x2": args.x2,
+        "alpha": args.alpha,
+        "local_alpha": args.local_alpha,
+        "distribution": args.distribution,
+        "statistical": args.statistical,
+        "N": args.grid,
+    }
+    at = [s.strip() for s in args.at.split(",") if s.strip()]
+    rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers,
+                 **model_args)
+    if args.plot:
+        plot_equities(args.model, rep.W, rep.L, args.plot, jacoby=args.jacoby, **model_args)
+    if args.json:
+        print(json.dumps(rep.as_dict()))
+        return 0
+    params = ", ".join(f"{k}={v}" for k, v in rep.params.items())
+    print(f"model {rep.model}: W={rep.W:g} L={rep.L:g} ({params})")
+    print("decision points (player's cubeless P):")
+    pts = rep.points.as_dict()
+    for name in POINT_NAMES:
+        print(f"  {name:6s} {_fmt(pts[name])}")
+    if rep.implied_x1 is not None:
+        print(f"implied Janowski indices: x1={rep.implied_x1:.3f} x2={rep.implied_x2:.3f}")
+    if rep.equity_at:
+        print(f"{'P':>8s} {'centered':>9s} {'owned':>9s} {'unavail':>9s}")
+        for key, eq in rep.equity_at.items():
+            print(f"{key:>8s} {eq['centered']:9.4f} {eq['owned']:9.4f} {eq['unavailable']:9.4f}")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0

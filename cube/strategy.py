@@ -1,0 +1,515 @@
+"""Cube actions for play: strategies answering double / take / too good / redouble.
+
+Every strategy takes the player's (side on roll's) five cubeless probabilities, shape (5,)
+or (n, 5), and a cube state (``"centered"``, ``"owned"`` = the side on roll owns it,
+``"unavailable"`` = the opponent owns it), one string or one per position.  Equities are
+from the side on roll's view, normalised to the current cube value (multiply by it).
+
+Decision rule (money game): the no-double equity ND is E_C (E_O if the player owns the
+cube).  If the player may double, the opponent answers with the response minimising the
+player's equity among pass (+1), take (2 E_U after the double) and, with beavers, beaver
+(4 E_U: the opponent redoubles to 4 and keeps the cube; raccoons are not modelled).  The
+player doubles when that equity exceeds ND; "too good" means ND > 1 while the opponent
+would pass.  Under the Jacoby rule the centred equity counts no gammons, so a centred
+position is never too good.
+
+Strategies: :func:`dead`, :func:`live`, :func:`janowski`, :func:`janowski_refined`,
+:func:`jump` (constant volatility) and :func:`jump_local` (local volatility from the
+evaluator's 441-roll lookahead, see :mod:`cube.volatility`).  The numerical jump model is
+tabulated lazily on a (W, L) grid (step 0.05) and interpolated bilinearly, so a decision
+costs microseconds once the few grid corners a game visits are solved (~15 ms each).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from cube.errors import (
+    CubeInputError,
+    FloatArray,
+    as_float_array,
+    check_choice,
+    check_volatility,
+)
+from cube.gamestate import win_loss_values
+from cube.janowski import CUBE_STATES, JanowskiModel
+from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
+from cube.jump_nonlinear import nonlinear_equities
+from cube.jump_numerical import DEFAULT_N, NumericalSolution, one_step, solve
+from cube.volatility import local_volatility
+
+__all__ = [
+    "APPROXIMATIONS",
+    "CubeDecision",
+    "CubeDecisions",
+    "CubeStrategy",
+    "JanowskiStrategy",
+    "JumpStrategy",
+    "dead",
+    "janowski",
+    "janowski_refined",
+    "jump",
+    "jump_local",
+    "live",
+]
+
+APPROXIMATIONS: tuple[str, ...] = ("linear", "nonlinear", "numerical")
+#: Smallest local volatility used (a lookahead can give 0, e.g. in a certain win).
+MIN_LOCAL_ALPHA = 1e-3
+_MAX_ALPHA = 0.49
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """The cube decision for one position (side on roll's view, per unit current cube).
+
+    ``action`` is "no double", "double" or "too good" ("no double" when the cube is
+    unavailable); ``response`` is the opponent's best answer to a double: "take", "pass"
+    or "beaver".  ``equity`` is the cubeful equity after optimal cube actions.
+    """
+
+    cube_state: str
+    action: str
+    response: str
+    no_double: float
+    double_take: float
+    double_pass: float
+    double_beaver: float | None
+    equity: float
+
+    @property
+    def double(self) -> bool:
+        """True if the side on roll should (re)double."""
+        return self.action == "double"
+
+    @property
+    def redouble(self) -> bool:
+        """True if the side on roll owns the cube and should redouble."""
+        return self.double and self.cube_state == "owned"
+
+    @property
+    def too_good(self) -> bool:
+        """True if the side on roll is too good to double (plays on for the gammon)."""
+        return self.action == "too good"
+
+    @property
+    def take(self) -> bool:
+        """True if the opponent should accept a double (take or beaver)."""
+        return self.response in ("take", "beaver")
+
+    @property
+    def beaver(self) -> bool:
+        """True if the opponent should beaver a double."""
+        return self.response == "beaver"
+
+    @property
+    def label(self) -> str:
+        """Human label, e.g. "Double, take", "Too good to redouble, pass", "No double, take"."""
+        if self.cube_state == "unavailable":
+            return "Cube unavailable"
+        verb = "redouble" if self.cube_state == "owned" else "double"
+        first = {
+            "double": verb.capitalize(),
+            "no double": f"No {verb}",
+            "too good": f"Too good to {verb}",
+        }[self.action]
+        return f"{first}, {self.response}"
+
+
+@dataclass(frozen=True)
+class CubeDecisions:
+    """Vectorised cube decisions: one entry per position (see :class:`CubeDecision`)."""
+
+    cube_state: NDArray[np.str_]
+    action: NDArray[np.str_]
+    response: NDArray[np.str_]
+    no_double: FloatArray
+    double_take: FloatArray
+    double_pass: FloatArray
+    double_beaver: FloatArray
+    equity: FloatArray
+    beavers: bool = False
+
+    def __len__(self) -> int:
+        return int(self.action.shape[0])
+
+    def __getitem__(self, i: int) -> CubeDecision:
+        return CubeDecision(
+            cube_state=str(self.cube_state[i]),
+            action=str(self.action[i]),
+            response=str(self.response[i]),
+            no_double=float(self.no_double[i]),
+            double_take=float(self.double_take[i]),
+            double_pass=float(self.double_pass[i]),
+            double_beaver=float(self.double_beaver[i]) if self.beavers else None,
+            equity=float(self.equity[i]),
+        )
+
+    @property
+    def double(self) -> NDArray[np.bool_]:
+        """Boolean array: the side on roll should (re)double."""
+        return np.asarray(self.action == "double")
+
+    @property
+    def take(self) -> NDArray[np.bool_]:
+        """Boolean array: the opponent should accept a double (take or beaver)."""
+        return np.asarray((self.response == "take") | (self.response == "beaver"))
+
+    @property
+    def too_good(self) -> NDArray[np.bool_]:
+        """Boolean array: too good to double."""
+        return np.asarray(self.action == "too good")
+
+
+def _cube_states(cube_state: str | Sequence[str] | NDArray[np.str_], n: int) -> NDArray[np.str_]:
+    if isinstance(cube_state, str):
+        check_choice(cube_state, "cube_state", CUBE_STATES)
+        return np.full(n, cube_state)
+    arr = np.asarray(cube_state, dtype=str).ravel()
+    if arr.shape != (n,):
+        raise CubeInputError(f"cube_state has {arr.shape[0]} entries for {n} positions")
+    for s in np.unique(arr):
+        check_choice(str(s), "cube_state", CUBE_STATES)
+    return arr
+
+
+class CubeStrategy(ABC):
+    """A money-game cube strategy driven by cubeless probabilities (vectorised)."""
+
+    name: str = "strategy"
+    #: True if :meth:`decide` needs ``local_alpha`` (or ``lookahead``).
+    needs_local_volatility: bool = False
+
+    @abstractmethod
+    def _equities(
+        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        jacoby: bool,
+    ) -> dict[str, FloatArray]:
+        """Equities of P, W, L arrays: centered, owned, unavailable (current cube level),
+        owned_doubled, unavailable_doubled (after a double); side on roll's view."""
+
+    def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None
+               ) -> FloatArray | None:
+        if lookahead is not None:
+            local_alpha = local_volatility(lookahead)
+        if local_alpha is None:
+            if self.needs_local_volatility:
+                raise CubeInputError(
+                    f"strategy {self.name} needs local_alpha (or a 441-roll lookahead)"
+                )
+            return None
+        a = as_float_array(local_alpha, "local_alpha")
+        if np.any(a < 0):
+            raise CubeInputError(f"local_alpha = {float(a.min())!r} < 0")
+        return np.broadcast_to(np.clip(a, MIN_LOCAL_ALPHA, _MAX_ALPHA), (n,)).copy()
+
+    def equities(
+        self,
+        probs: ArrayLike,
+        *,
+        jacoby: bool = False,
+        local_alpha: ArrayLike | None = None,
+        lookahead: ArrayLike | None = None,
+    ) -> dict[str, FloatArray]:
+        """Return cubeful equities (side on roll's view, per unit cube), one per position.
+
+        Keys: ``centered``, ``owned``, ``unavailable`` (no cube action now) and
+        ``owned_doubled``, ``unavailable_doubled`` (after a double, doubled-cube units).
+        Shapes follow ``probs``: scalars for shape (5,), arrays (n,) for (n, 5).
+        """
+        P, W, L = win_loss_values(probs)
+        single = np.ndim(P) == 0
+        P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
+        eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, lookahead), jacoby)
+        return {k: (v[0] if single else v) for k, v in eq.items()}
+
+    def decide(
+        self,
+        probs: ArrayLike,
+        cube_state: str | Sequence[str] | NDArray[np.str_] = "centered",
+        *,
+        jacoby: bool = False,
+        beavers: bool = False,
+        local_alpha: ArrayLike | None = None,
+        lookahead: ArrayLike | None = None,
+    ) -> CubeDecisions:
+        """Return the cube decisions of many positions (probs shape (n, 5) or (5,)).
+
+        ``local_alpha`` (float or (n,)) or ``lookahead`` ((n, 441) win chances after two
+        rolls) give the local volatility for :func:`jump_local`.
+        """
+        P, W, L = win_loss_values(probs)
+        P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
+        n = P.shape[0]
+        states = _cube_states(cube_state, n)
+        eq = self._equities(P, W, L, self._local(n, local_alpha, lookahead), jacoby)
+        centered = eq["centered"]
+        if jacoby:
+            centered = np.minimum(centered, 1.0)
+        nd = np.where(states == "owned", eq["owned"],
+                      np.where(states == "unavailable", eq["unavailable"], centered))
+        dt = 2.0 * eq["unavailable_doubled"]
+        db = 4.0 * eq["unavailable_doubled"]
+        dp = np.ones(n)
+        resp = np.where(dt >= 1.0, "pass", "take")
+        dbl = np.minimum(dt, 1.0)
+        if beavers:
+            resp = np.where((db < dt) & (dt < 1.0), "beaver", resp)
+            dbl = np.minimum(dbl, db)
+        can = states != "unavailable"
+        action = np.where(dbl > nd, "double", np.where((nd > 1.0) & (dt >= 1.0), "too good",
+                                                         "no double"))
+        action = np.where(can, action, "no double")
+        equity = np.where(can, np.maximum(nd, dbl), nd)
+        return CubeDecisions(
+            cube_state=states,
+            action=action,
+            response=resp,
+            no_double=nd,
+            double_take=dt,
+            double_pass=dp,
+            double_beaver=db if beavers else np.full(n, np.nan),
+            equity=equity,
+            beavers=beavers,
+        )
+
+    def decision(
+        self,
+        probs: ArrayLike,
+        cube_state: str = "centered",
+        *,
+        jacoby: bool = False,
+        beavers: bool = False,
+        local_alpha: float | None = None,
+        lookahead: ArrayLike | None = None,
+    ) -> CubeDecision:
+        """Return the cube decision of one position (probs shape (5,))."""
+        arr = np.asarray(probs, dtype=np.float64)
+        if arr.shape != (5,):
+            raise CubeInputError(f"decision() takes one position (shape (5,)), got {arr.shape}")
+        la = None if local_alpha is None else [local_alpha]
+        lk = None if lookahead is None else np.asarray(lookahead)[None, ...]
+        return self.decide(arr[None, :], cube_state, jacoby=jacoby, beavers=beavers,
+                           local_alpha=la, lookahead=lk)[0]
+
+    def cubeful_equity(
+        self,
+        probs: ArrayLike,
+        cube_state: str | Sequence[str] = "centered",
+        **kwargs: Any,
+    ) -> FloatArray:
+        """Return the cubeful equity after optimal cube action, side on roll, per unit cube."""
+        out = self.decide(probs, cube_state, **kwargs).equity
+        return out[0] if np.ndim(np.asarray(probs)) == 1 else out
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class JanowskiStrategy(CubeStrategy):
+    """Janowski's (refined) general model: x1 for the side on roll, x2 for the opponent."""
+
+    def __init__(self, x1: float, x2: float | None = None, name: str | None = None) -> None:
+        self.model = JanowskiModel(x1, x2)
+        if name is None:
+            m = self.model
+            name = (f"janowski({m.x1:g})" if m.x1 == m.x2
+                    else f"janowski_refined({m.x1:g}, {m.x2:g})")
+        self.name = name
+
+    def _equities(
+        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        jacoby: bool,
+    ) -> dict[str, FloatArray]:
+        m = self.model
+        o = m.owned(P, W, L)
+        u = m.unavailable(P, W, L)
+        return {
+            "centered": m.centered(P, W, L, jacoby=jacoby),
+            "owned": o,
+            "unavailable": u,
+            "owned_doubled": o,
+            "unavailable_doubled": u,
+        }
+
+
+@dataclass
+class _NumericalTable:
+    """Lazy (W, L) grid of numerical solutions, bilinearly interpolated."""
+
+    alpha: float
+    distribution: str
+    N: int = DEFAULT_N
+    step: float = 0.05
+    cache: dict[tuple[int, int], NumericalSolution] = field(default_factory=dict)
+
+    def corner(self, i: int, j: int) -> NumericalSolution:
+        key = (i, j)
+        sol = self.cache.get(key)
+        if sol is None:
+            sol = solve(1.0 + i * self.step, 1.0 + j * self.step, self.alpha,
+                        self.distribution, self.N)
+            self.cache[key] = sol
+        return sol
+
+    def tabulate(self, W_max: float = 2.0, L_max: float = 2.0) -> int:
+        """Solve every grid corner up to W_max, L_max; return how many are cached."""
+        for i in range(int(np.ceil((W_max - 1.0) / self.step)) + 1):
+            for j in range(int(np.ceil((L_max - 1.0) / self.step)) + 1):
+                self.corner(i, j)
+        return len(self.cache)
+
+    def evaluate(
+        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        jacoby: bool,
+    ) -> dict[str, FloatArray]:
+        kmax = int(round(2.0 / self.step))
+        fw = (W - 1.0) / self.step
+        fl = (L - 1.0) / self.step
+        i0 = np.clip(np.floor(fw).astype(int), 0, kmax - 1)
+        j0 = np.clip(np.floor(fl).astype(int), 0, kmax - 1)
+        tw = np.clip(fw - i0, 0.0, 1.0)
+        tl = np.clip(fl - j0, 0.0, 1.0)
+        keys = ("centered", "owned", "unavailable", "owned_doubled", "unavailable_doubled")
+        out = {k: np.zeros_like(P) for k in keys}
+        for di in (0, 1):
+            for dj in (0, 1):
+                wgt = (tw if di else 1.0 - tw) * (tl if dj else 1.0 - tl)
+                ci, cj = i0 + di, j0 + dj
+                for key in np.unique(np.stack([ci, cj], axis=1), axis=0):
+                    sel = (ci == key[0]) & (cj == key[1]) & (wgt > 0.0)
+                    if not np.any(sel):
+                        continue
+                    sol = self.corner(int(key[0]), int(key[1]))
+                    vals = self._at(sol, P[sel], None if local_alpha is None
+                                    else local_alpha[sel], jacoby)
+                    for k in keys:
+                        out[k][sel] += wgt[sel] * vals[k]
+        return out
+
+    @staticmethod
+    def _at(sol: NumericalSolution, P: FloatArray, la: FloatArray | None, jacoby: bool
+            ) -> dict[str, FloatArray]:
+        g = sol.grid
+        od = np.interp(P, g, sol.owned)
+        ud = np.interp(P, g, sol.unavailable)
+        if la is None:
+            cen = sol.centered_jacoby if jacoby else sol.centered
+            return {"centered": np.interp(P, g, cen), "owned": od, "unavailable": ud,
+                    "owned_doubled": od, "unavailable_doubled": ud}
+        hc = sol.hat_centered_jacoby if jacoby else sol.hat_centered
+        kind = sol.distribution
+        return {
+            "centered": one_step(hc, g, P, kind, la),
+            "owned": one_step(sol.hat_owned, g, P, kind, la),
+            "unavailable": one_step(sol.hat_unavailable, g, P, kind, la),
+            "owned_doubled": od,
+            "unavailable_doubled": ud,
+        }
+
+
+class JumpStrategy(CubeStrategy):
+    """Higgins' jump model with remote volatility ``alpha``; local volatility optional."""
+
+    def __init__(
+        self,
+        alpha: float,
+        approximation: str = "linear",
+        *,
+        distribution: str = "double-exponential",
+        local: bool = False,
+        statistical: bool = False,
+        N: int = DEFAULT_N,
+        table_step: float = 0.05,
+    ) -> None:
+        self.alpha = float(check_volatility(alpha, "alpha"))
+        self.approximation = check_choice(approximation, "approximation", APPROXIMATIONS)
+        self.distribution = check_choice(distribution, "distribution",
+                                         ("gaussian", "double-exponential"))
+        self.needs_local_volatility = local
+        self.statistical = statistical
+        kind = "jump_local" if local else "jump"
+        self.name = f"{kind}({self.alpha:g}, {approximation})"
+        self.table = _NumericalTable(self.alpha, self.distribution, N, table_step)
+
+    def tabulate(self, W_max: float = 2.0, L_max: float = 2.0) -> int:
+        """Precompute the numerical table up to W_max, L_max (numerical approximation only)."""
+        return self.table.tabulate(W_max, L_max)
+
+    def _equities(
+        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        jacoby: bool,
+    ) -> dict[str, FloatArray]:
+        ar: FloatArray | float = self.alpha
+        al: FloatArray | float = self.alpha if local_alpha is None else local_alpha
+        if self.approximation == "linear":
+            k = STATISTICAL_SCALE if self.statistical else 1.0
+            ar_s = np.minimum(k * np.asarray(ar), _MAX_ALPHA)
+            al_s = np.minimum(k * np.asarray(al), _MAX_ALPHA)
+            pcs = linear_pieces(W, L, ar_s, al_s, jacoby=jacoby)
+            eq = evaluate(pcs, P)
+            eq["unavailable_doubled"] = eq["unavailable"]
+            return eq
+        if self.approximation == "nonlinear":
+            return nonlinear_equities(P, W, L, ar, al, distribution=self.distribution,
+                                      jacoby=jacoby)
+        return self.table.evaluate(P, W, L, local_alpha, jacoby)
+
+
+# --------------------------------------------------------------------------- factories
+
+
+def dead() -> JanowskiStrategy:
+    """Return the dead-cube strategy (Janowski x = 0)."""
+    return JanowskiStrategy(0.0, name="dead")
+
+
+def live() -> JanowskiStrategy:
+    """Return the live-cube strategy (Janowski x = 1)."""
+    return JanowskiStrategy(1.0, name="live")
+
+
+def janowski(x: float) -> JanowskiStrategy:
+    """Return Janowski's general model with cube-life index x for both sides."""
+    return JanowskiStrategy(x)
+
+
+def janowski_refined(x1: float, x2: float) -> JanowskiStrategy:
+    """Return Janowski's refined model: x1 for the side on roll, x2 for the opponent."""
+    return JanowskiStrategy(x1, x2)
+
+
+def jump(
+    alpha: float,
+    approximation: str = "linear",
+    *,
+    distribution: str = "double-exponential",
+    statistical: bool = False,
+) -> JumpStrategy:
+    """Return the jump model with constant volatility ``alpha`` (E|J|) for both sides.
+
+    ``statistical=True`` scales alpha by 1.24 in the linear approximation.
+    """
+    return JumpStrategy(alpha, approximation, distribution=distribution,
+                        statistical=statistical)
+
+
+def jump_local(
+    remote_alpha: float,
+    approximation: str = "linear",
+    *,
+    distribution: str = "double-exponential",
+    statistical: bool = False,
+) -> JumpStrategy:
+    """Return the jump model with a remote volatility and a per-position local volatility.
+
+    Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances) to its methods.
+    """
+    return JumpStrategy(remote_alpha, approximation, distribution=distribution, local=True,
+                        statistical=statistical)
