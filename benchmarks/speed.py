@@ -33,3 +33,41 @@ def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
         "pairs_per_second": len(boards) / best_count,
         "repeats": repeats,
     }
+
+
+def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weights: str | None = None) -> dict[str, Any]:
+    """Batched 0-ply evaluations per second and the time of one 441-roll jump volatility."""
+    import numpy as np
+
+    from engine.position import Position
+    from nets.evaluator import DEFAULT_WEIGHTS, load_evaluator, new_evaluator
+    from nets.volatility import jump_volatility
+
+    if weights is not None or DEFAULT_WEIGHTS.is_file():
+        ev = load_evaluator(weights, device=device)
+    else:
+        ev = new_evaluator(device=device)
+    boards, _ = random_game_positions(n_games)
+    contact = boards  # every phase, as met in games; the nets dominate the cost
+    ev.evaluate_boards(contact[:64])
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        ev.evaluate_boards(contact)
+        best = min(best, time.perf_counter() - t0)
+    sample = [Position(b) for b in boards[:: max(1, len(boards) // 20)][:20]]
+    jump_volatility(ev, sample[0])
+    times = []
+    for p in sample:
+        t0 = time.perf_counter()
+        jump_volatility(ev, p)
+        times.append(time.perf_counter() - t0)
+    return {
+        "benchmark": "eval",
+        "device": device,
+        "positions": int(len(contact)),
+        "evaluations_per_second": len(contact) / best,
+        "jump_volatility_ms_median": float(np.median(times) * 1000),
+        "jump_volatility_ms_mean": float(np.mean(times) * 1000),
+        "jump_volatility_positions": len(sample),
+    }

@@ -1,17 +1,19 @@
-"""``jumpgammon bench WHAT``: speed figures (move generation; evaluation once nets land)."""
+"""``jumpgammon bench WHAT``: speed figures for move generation and evaluation."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from benchmarks.speed import bench_movegen
+from benchmarks.speed import bench_eval, bench_movegen
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
-    p.add_argument("what", choices=["movegen"], help="what to measure")
+    p.add_argument("what", choices=["movegen", "eval"], help="what to measure")
+    p.add_argument("--device", default="cpu", help="torch device for eval (cpu, cuda)")
+    p.add_argument("--weights", default=None, help="weights file for eval")
     p.add_argument("--games", type=int, default=200, help="seeded games supplying the positions")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats; the best is reported")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -20,6 +22,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures; returns 0."""
+    if args.what == "eval":
+        result = bench_eval(args.games, args.repeats, args.device, args.weights)
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(f"0-ply evaluation of {result['positions']:,} positions from {args.games} seeded games on {args.device}")
+            print(f"  evaluations / second:     {result['evaluations_per_second']:,.0f}")
+            print(f"  jump volatility (441 rolls), median of {result['jump_volatility_positions']}: "
+                  f"{result['jump_volatility_ms_median']:.1f} ms (mean {result['jump_volatility_ms_mean']:.1f} ms)")
+        return 0
     result = bench_movegen(args.games, args.repeats)
     if args.json:
         print(json.dumps(result))

@@ -1,0 +1,96 @@
+"""Weights file format: encode/decode on tiny nets, and clear errors for bad files."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from nets.evaluator import Evaluator, load_evaluator, nets_from_bytes, new_evaluator
+from nets.model import NetConfig, PhaseNet
+from nets.weights import WeightsFormatError, decode_weights, encode_weights
+
+
+def test_encode_decode_round_trip_on_tiny_tensors() -> None:
+    tensors = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.array([1.5], np.float64)}
+    header, back = decode_weights(encode_weights({"note": "tiny"}, tensors))
+    assert header["note"] == "tiny" and header["format_version"] == 1
+    for k, v in tensors.items():
+        assert back[k].dtype == v.dtype and np.array_equal(back[k], v)
+
+
+def test_evaluator_round_trip_keeps_outputs(tmp_path: Path) -> None:
+    ev = new_evaluator(hidden=(8,), seed=3)
+    path = tmp_path / "tiny.jgw"
+    ev.save(path, run={"trainer": "test"})
+    ev2 = load_evaluator(path, bearoff=False)
+    assert ev2.header["run"] == {"trainer": "test"}
+    boards = np.stack([np.array(b, np.int8) for b in _some_boards()])
+    assert np.allclose(ev.evaluate_boards(boards), ev2.evaluate_boards(boards), atol=1e-6)
+
+
+def _some_boards() -> list[list[int]]:
+    from engine import Position
+
+    p = Position.initial()
+    return [list(c.array) for c in p.children((3, 1))] + [list(p.array)]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"not weights", "bad magic"),
+        (b"JGWEIGHTS1\n\x05", "truncated"),
+        (b"JGWEIGHTS1\n" + (5).to_bytes(8, "little") + b"{bad}", "not valid JSON"),
+        (b"JGWEIGHTS1\n" + (2).to_bytes(8, "little") + b"{}", "format version"),
+    ],
+)
+def test_bad_files_raise_naming_the_source(data: bytes, message: str) -> None:
+    with pytest.raises(WeightsFormatError, match=message) as info:
+        decode_weights(data, source="bad.jgw")
+    assert "bad.jgw" in str(info.value)
+
+
+def test_out_of_range_tensor_is_rejected() -> None:
+    data = encode_weights({}, {"w": np.zeros(4, np.float32)})
+    with pytest.raises(WeightsFormatError, match="out of range"):
+        decode_weights(data[:-4])
+
+
+def test_mismatched_architecture_is_rejected() -> None:
+    ev = new_evaluator(hidden=(8,))
+    data = ev.to_bytes()
+    header, tensors = decode_weights(data)
+    header["nets"]["race"]["hidden"] = [9]
+    bad = encode_weights({k: v for k, v in header.items() if k not in ("tensors", "format_version")}, tensors)
+    with pytest.raises(WeightsFormatError, match="wrong shape"):
+        nets_from_bytes(bad, "mismatch.jgw")
+
+
+def test_wrong_encoding_is_rejected() -> None:
+    header, tensors = decode_weights(new_evaluator(hidden=(8,)).to_bytes())
+    header["encoding"] = "something-else"
+    bad = encode_weights({k: v for k, v in header.items() if k not in ("tensors", "format_version")}, tensors)
+    with pytest.raises(WeightsFormatError, match="encoding"):
+        nets_from_bytes(bad, "other.jgw")
+
+
+def test_a_pickle_is_never_executed(tmp_path: Path) -> None:
+    path = tmp_path / "evil.jgw"
+    path.write_bytes(pickle.dumps({"x": 1}))
+    with pytest.raises(WeightsFormatError, match="bad magic"):
+        load_evaluator(path, bearoff=False)
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(WeightsFormatError, match="does not exist"):
+        load_evaluator(tmp_path / "none.jgw", bearoff=False)
+
+
+def test_evaluator_requires_both_phase_nets() -> None:
+    with pytest.raises(ValueError, match="race"):
+        Evaluator({"contact": PhaseNet(NetConfig(10, (4,)))})
+    assert torch.is_tensor(next(PhaseNet(NetConfig(10, (4,))).parameters()))
