@@ -51,6 +51,7 @@ __all__ = ["NumericalSolution", "one_step", "solve", "solve_cached"]
 
 DEFAULT_N = 200
 _MAX_ITER = 60
+_VTOL = 1e-12
 
 
 def _kernel(grid: FloatArray, kind: str, alpha: FloatArray | float, rows: FloatArray
@@ -88,19 +89,27 @@ def _kernel(grid: FloatArray, kind: str, alpha: FloatArray | float, rows: FloatA
 
 
 def one_step(
-    hat_nodes: FloatArray, grid: FloatArray, P: ArrayLike, kind: str, alpha: ArrayLike
+    hat_nodes: FloatArray,
+    grid: FloatArray,
+    P: ArrayLike,
+    kind: str,
+    alpha: ArrayLike,
+    ext_nodes: FloatArray | None = None,
 ) -> FloatArray:
     """Return E[Ê(P + J)] for a nodal piecewise-linear post-jump equity Ê (same units).
 
-    ``alpha`` is a scalar or one (local) volatility per element of P.
+    ``alpha`` is a scalar or one (local) volatility per element of P.  Jumps beyond 0 and
+    1 use the linear extrapolation through the end nodes of ``ext_nodes`` (default Ê); the
+    paper extrapolates the equity E itself (pass it to reproduce the solver exactly).
     """
+    ext = hat_nodes if ext_nodes is None else ext_nodes
     P_ = np.asarray(P, dtype=np.float64)
     flat = np.atleast_1d(P_).ravel()
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), P_.shape).ravel()
     K, cL, kL, cW, kW = _kernel(grid, kind, a, flat)
     N = len(grid) - 1
-    out = K @ hat_nodes + cL * hat_nodes[1] + kL * hat_nodes[0]
-    out = out + cW * hat_nodes[N - 1] + kW * hat_nodes[N]
+    out = K @ hat_nodes + cL * ext[1] + kL * ext[0]
+    out = out + cW * ext[N - 1] + kW * ext[N]
     return out.reshape(P_.shape)
 
 
@@ -208,9 +217,10 @@ def _solve_ou(W: float, L: float, K: FloatArray, bnd: tuple[FloatArray, ...],
         b_U = const + Kint @ (-1.0 * (pu == 2))
         A = np.block([[A_OO, A_OU], [A_UO, A_UU]])
         x = np.linalg.solve(A, np.concatenate([b_O, b_U]))
+        done = it > 1 and max(np.abs(x[:n] - O).max(), np.abs(x[n:] - U).max()) < _VTOL
         O, U = x[:n], x[n:]
         npo, npu = _policy_ou(O, U)
-        if np.array_equal(npo, po) and np.array_equal(npu, pu):
+        if done or (np.array_equal(npo, po) and np.array_equal(npu, pu)):
             return O, U, it
         po, pu = npo, npu
     raise CubeInputError(
@@ -235,9 +245,12 @@ def _solve_c(K: FloatArray, bnd: tuple[FloatArray, ...], lo: float, hi: float,
         A = I - Kint * keep[None, :]
         A[:, 0] -= cL
         A[:, n - 1] -= cW
-        C = np.linalg.solve(A, const + Kint @ fixed)
+        Cn = np.linalg.solve(A, const + Kint @ fixed)
+        # nodes where two branches tie can flip back and forth: stop when values settle
+        done = it > 1 and np.abs(Cn - C).max() < _VTOL
+        C = Cn
         npc = _policy_c(C, O, U)
-        if np.array_equal(npc, pc):
+        if done or np.array_equal(npc, pc):
             return C, it
         pc = npc
     raise CubeInputError("numerical jump model (centred cube) did not converge")

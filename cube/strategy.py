@@ -404,11 +404,12 @@ class _NumericalTable:
             return {"centered": np.interp(P, g, cen), "owned": od, "unavailable": ud,
                     "owned_doubled": od, "unavailable_doubled": ud}
         hc = sol.hat_centered_jacoby if jacoby else sol.hat_centered
+        ec = sol.centered_jacoby if jacoby else sol.centered
         kind = sol.distribution
         return {
-            "centered": one_step(hc, g, P, kind, la),
-            "owned": one_step(sol.hat_owned, g, P, kind, la),
-            "unavailable": one_step(sol.hat_unavailable, g, P, kind, la),
+            "centered": one_step(hc, g, P, kind, la, ec),
+            "owned": one_step(sol.hat_owned, g, P, kind, la, sol.owned),
+            "unavailable": one_step(sol.hat_unavailable, g, P, kind, la, sol.unavailable),
             "owned_doubled": od,
             "unavailable_doubled": ud,
         }
