@@ -1,0 +1,75 @@
+"""Lookahead and jump volatility on positions that can be checked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import Position
+from nets.databases import load_databases
+from nets.evaluator import Evaluator, new_evaluator
+from nets.lookahead import ROLL_WEIGHTS, rank_moves
+from nets.volatility import PAIR_WEIGHTS, jump_volatility
+
+# Side on roll: one checker on its 6 point; opponent: one checker on its ace point.
+# The side on roll bears off with every roll of 6 pips or more: all but 1-1, 2-1, 3-1, 4-1,
+# 3-2 (9 of 36); otherwise the opponent bears off next roll. So P(win) = 27/36 exactly.
+WIN = 27 / 36
+
+
+@pytest.fixture(scope="module")
+def exact_evaluator() -> Evaluator:
+    ev = new_evaluator(hidden=(8,), seed=0)
+    ev.one_sided, ev.two_sided = load_databases()
+    return ev
+
+
+def race_6_vs_1() -> Position:
+    b = np.zeros(26, np.int64)
+    b[6] = 1
+    b[24] = -1  # the opponent's ace point is our 24
+    return Position.from_board(b)
+
+
+def test_weights_sum_to_one() -> None:
+    assert np.isclose(ROLL_WEIGHTS.sum(), 1.0)
+    assert np.isclose(PAIR_WEIGHTS.sum(), 1.0) and len(PAIR_WEIGHTS) == 441
+
+
+@pytest.mark.parametrize("plies", [0, 1, 2])
+def test_forced_bearoff_win_chance_at_every_ply(exact_evaluator: Evaluator, plies: int) -> None:
+    p = exact_evaluator.evaluate_plies(race_6_vs_1().array[None], plies)[0]
+    assert p[0] == pytest.approx(WIN, abs=1e-6)
+    assert p[1:].sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_forced_bearoff_jump_volatility(exact_evaluator: Evaluator) -> None:
+    v = jump_volatility(exact_evaluator, race_6_vs_1())
+    assert v.p_average == pytest.approx(WIN, abs=1e-9)
+    assert v.sigma == pytest.approx(np.sqrt(WIN * (1 - WIN)), abs=1e-9)
+    assert v.mean_abs_jump == pytest.approx(2 * WIN * (1 - WIN), abs=1e-9)
+    assert v.equity_average == pytest.approx(2 * WIN - 1, abs=1e-9)
+
+
+def test_position_with_one_outcome_has_no_volatility() -> None:
+    # Both sides on the bar against closed boards: no roll changes anything.
+    b = np.zeros(26, np.int64)
+    b[25], b[0] = 1, -1
+    b[1:7], b[7] = 2, 2
+    b[19:25], b[18] = -2, -2
+    p = Position.from_board(b)
+    ev = new_evaluator(hidden=(8,), seed=1)
+    v = jump_volatility(ev, p)
+    assert v.sigma == pytest.approx(0.0, abs=1e-12) and v.mean_abs_jump == pytest.approx(0.0, abs=1e-12)
+    assert v.p_average == pytest.approx(ev.evaluate(p).win, abs=1e-6)  # float32 nets
+
+
+def test_rank_moves_prefers_bearing_off(exact_evaluator: Evaluator) -> None:
+    b = np.zeros(26, np.int64)
+    b[6], b[1] = 1, 1
+    b[19] = -3
+    ranked = rank_moves(exact_evaluator, Position.from_board(b), (6, 1), plies=0)
+    assert str(ranked[0].move) == "6/off 1/off"
+    assert ranked[0].equity == pytest.approx(1.0)
+    deep = rank_moves(exact_evaluator, Position.from_board(b), (6, 1), plies=2)
+    assert deep[0].position == ranked[0].position
