@@ -263,8 +263,9 @@ class CubeStrategy(ABC):
             resp = np.where((db < dt) & (dt < 1.0), "beaver", resp)
             dbl = np.minimum(dbl, db)
         can = states != "unavailable"
-        action = np.where(dbl > nd, "double", np.where((nd > 1.0) & (dt >= 1.0), "too good",
-                                                         "no double"))
+        # ties go to doubling (e.g. Jacoby: playing on can at best equal the cash)
+        action = np.where(dbl >= nd, "double", np.where((nd > 1.0) & (dt >= 1.0), "too good",
+                                                          "no double"))
         action = np.where(can, action, "no double")
         equity = np.where(can, np.maximum(nd, dbl), nd)
         return CubeDecisions(
