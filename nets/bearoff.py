@@ -33,6 +33,10 @@ on roll does not double now (before rolling)::
 A side on roll without checkers has won (+1); one whose opponent has none has lost (-1). All
 values lie in [-1, +1] (the +1 cap of a pass is what normalisation to the cube value keeps
 redoubles within), and ``E_u <= E_c <= E_o`` and ``E_u <= 2 win - 1 <= E_o`` hold everywhere.
+GNU Backgammon's two-sided database (``makebearoff -t 6x6``) stores the *no-double* values
+(its evaluator applies the cube decision itself): ``bearoffdump`` prints ND_c as "Centered cube",
+ND_o as "Owned cube" and ND_u as "Opponent owns cube"; they agree with ours within its 16-bit
+quantisation (tests/fixtures/gnubg_bearoff_two_sided.json).
 
 Files live in ``$JUMPGAMMON_CACHE`` (default ``~/.cache/jumpgammon``) as ``.npz`` archives
 written atomically (temporary file, then ``os.replace``), never pickled; a version or shape
@@ -44,6 +48,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +221,7 @@ def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -223,9 +229,9 @@ def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
         raise
 
 
-def _load_npz(path: Path, expected: dict[str, tuple[tuple[int, ...], str]], version: int) -> (
-    dict[str, np.ndarray] | None
-):
+def _load_npz(
+    path: Path, expected: Mapping[str, tuple[tuple[int, ...], str]], version: int
+) -> dict[str, np.ndarray] | None:
     """Arrays of ``path`` if it exists with this version, shapes and dtypes; else None."""
     if not path.exists():
         return None
