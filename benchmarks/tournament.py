@@ -66,7 +66,9 @@ def _outcome_points(final_child: np.ndarray) -> int:
     return result_multiplier(Position(final_child))
 
 
-def play_tournament(a: BatchPolicy, b: BatchPolicy, pairs: int, seed: int = 0, progress: bool = True) -> TournamentResult:
+def play_tournament(
+    a: BatchPolicy, b: BatchPolicy, pairs: int, seed: int = 0, progress: bool = True
+) -> TournamentResult:
     """Play ``2 * pairs`` games (each dice sequence with both seatings); A's points per game."""
     rng = np.random.default_rng(seed)
     n = 2 * pairs
@@ -116,6 +118,10 @@ def play_tournament(a: BatchPolicy, b: BatchPolicy, pairs: int, seed: int = 0, p
     bar.close()
     pair_means = (points_a[:pairs] + points_a[pairs:]) / 2.0
     return TournamentResult(
-        player_a=a.name, player_b=b.name, games=n, ppg=float(points_a.mean()),
-        se=float(pair_means.std(ddof=1) / np.sqrt(pairs)) if pairs > 1 else float("nan"), **stats,
+        player_a=a.name,
+        player_b=b.name,
+        games=n,
+        ppg=float(points_a.mean()),
+        se=float(pair_means.std(ddof=1) / np.sqrt(pairs)) if pairs > 1 else float("nan"),
+        **stats,
     )

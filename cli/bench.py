@@ -27,10 +27,14 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result))
         else:
-            print(f"0-ply evaluation of {result['positions']:,} positions from {args.games} seeded games on {args.device}")
+            print(
+                f"0-ply evaluation of {result['positions']:,} positions from {args.games} seeded games on {args.device}"
+            )
             print(f"  evaluations / second:     {result['evaluations_per_second']:,.0f}")
-            print(f"  jump volatility (441 rolls), median of {result['jump_volatility_positions']}: "
-                  f"{result['jump_volatility_ms_median']:.1f} ms (mean {result['jump_volatility_ms_mean']:.1f} ms)")
+            print(
+                f"  jump volatility (441 rolls), median of {result['jump_volatility_positions']}: "
+                f"{result['jump_volatility_ms_median']:.1f} ms (mean {result['jump_volatility_ms_mean']:.1f} ms)"
+            )
         return 0
     result = bench_movegen(args.games, args.repeats)
     if args.json:

@@ -46,7 +46,8 @@ def format_analysis(r: dict[str, Any]) -> str:
         f"{p['lose_gammon']:.3f}   {p['lose_backgammon']:.3f}",
         f"Cubeless equity: {r['cubeless_equity']:+.3f}",
         f"Local jump volatility (441 rolls): P_a {v['p_average']:.3f}  sigma_J {v['sigma']:.4f}  "
-        f"E|jump| {v['mean_abs_jump']:.4f}  (equity: sigma {v['equity_sigma']:.4f}, E|jump| {v['equity_mean_abs_jump']:.4f})",
+        f"E|jump| {v['mean_abs_jump']:.4f}  "
+        f"(equity: sigma {v['equity_sigma']:.4f}, E|jump| {v['equity_mean_abs_jump']:.4f})",
     ]
     cube = r.get("cube", {})
     if "models" in cube:

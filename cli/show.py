@@ -21,14 +21,18 @@ def run(args: argparse.Namespace) -> int:
     position, match = parse_id_pair(args.id)
     if args.json:
         own, opp = position.pips
-        print(json.dumps({
-            "position_id": position.id,
-            "match_id": match.id if match else None,
-            "board": list(position.board),
-            "pips": {"on_roll": own, "opponent": opp},
-            "off": {"on_roll": position.off[0], "opponent": position.off[1]},
-            "phase": position.phase.name.lower(),
-        }))
+        print(
+            json.dumps(
+                {
+                    "position_id": position.id,
+                    "match_id": match.id if match else None,
+                    "board": list(position.board),
+                    "pips": {"on_roll": own, "opponent": opp},
+                    "off": {"on_roll": position.off[0], "opponent": position.off[1]},
+                    "phase": position.phase.name.lower(),
+                }
+            )
+        )
     else:
         print(board_text(position, match))
     return 0

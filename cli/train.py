@@ -33,12 +33,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Train and report the final state; returns 0."""
     cfg = TrainConfig(
-        games=args.games, parallel_games=args.parallel, learning_rate=args.lr,
-        hidden=tuple(int(h) for h in args.hidden.split(",")), seed=args.seed,
-        exploration=args.exploration, use_bearoff=not args.no_bearoff, out=args.out,
-        checkpoint_every=args.checkpoint_every, log=args.log, device=args.device, threads=args.threads,
+        games=args.games,
+        parallel_games=args.parallel,
+        learning_rate=args.lr,
+        hidden=tuple(int(h) for h in args.hidden.split(",")),
+        seed=args.seed,
+        exploration=args.exploration,
+        use_bearoff=not args.no_bearoff,
+        out=args.out,
+        checkpoint_every=args.checkpoint_every,
+        log=args.log,
+        device=args.device,
+        threads=args.threads,
     )
     state = train(cfg, progress=not args.json)
-    result = {"games": state.games, "positions": state.positions, "seconds": round(state.seconds, 1), "weights": str(cfg.out)}
+    result = {
+        "games": state.games,
+        "positions": state.positions,
+        "seconds": round(state.seconds, 1),
+        "weights": str(cfg.out),
+    }
     print(json.dumps(result) if args.json else f"trained {state.games:,} games in total; weights in {cfg.out}")
     return 0

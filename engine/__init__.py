@@ -1,5 +1,6 @@
 """Backgammon rules: positions from the side on roll, move generation, gnubg IDs, play."""
 
+from engine.batch import children_batch, parse_id_pair
 from engine.display import board_text
 from engine.errors import (
     EngineError,
@@ -14,7 +15,6 @@ from engine.game import Dice, GameResult, Player, play_game, result_multiplier
 from engine.match import GameState, MatchState
 from engine.notation import Move
 from engine.position import GamePhase, Position, phase_of
-from engine.batch import children_batch, parse_id_pair
 
 __all__ = [
     "Dice",

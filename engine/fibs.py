@@ -54,7 +54,9 @@ class FibsBoard:
         """Read a ``board:...`` line; raises InvalidFibsBoard naming it."""
         parts = text.strip().split(":")
         if len(parts) != N_FIELDS or parts[0] != "board":
-            raise InvalidFibsBoard(f"FIBS board {text!r} must be 'board:' and {N_FIELDS - 1} fields, got {len(parts)} fields")
+            raise InvalidFibsBoard(
+                f"FIBS board {text!r} must be 'board:' and {N_FIELDS - 1} fields, got {len(parts)} fields"
+            )
         try:
             nums = [int(x) for x in parts[3:]]
         except ValueError as exc:
@@ -62,14 +64,31 @@ class FibsBoard:
         board = tuple(nums[3:29])
         rest = nums[29:]
         fb = cls(
-            player=parts[1], opponent=parts[2], match_length=nums[0], player_score=nums[1],
-            opponent_score=nums[2], board=board, turn=rest[0],
-            player_dice=(rest[1], rest[2]), opponent_dice=(rest[3], rest[4]), cube=rest[5],
-            player_may_double=bool(rest[6]), opponent_may_double=bool(rest[7]),
-            was_doubled=bool(rest[8]), color=rest[9], direction=rest[10], home=rest[11],
-            bar=rest[12], player_off=rest[13], opponent_off=rest[14], player_on_bar=rest[15],
-            opponent_on_bar=rest[16], can_move=rest[17], forced_move=rest[18],
-            did_crawford=bool(rest[19]), redoubles=rest[20],
+            player=parts[1],
+            opponent=parts[2],
+            match_length=nums[0],
+            player_score=nums[1],
+            opponent_score=nums[2],
+            board=board,
+            turn=rest[0],
+            player_dice=(rest[1], rest[2]),
+            opponent_dice=(rest[3], rest[4]),
+            cube=rest[5],
+            player_may_double=bool(rest[6]),
+            opponent_may_double=bool(rest[7]),
+            was_doubled=bool(rest[8]),
+            color=rest[9],
+            direction=rest[10],
+            home=rest[11],
+            bar=rest[12],
+            player_off=rest[13],
+            opponent_off=rest[14],
+            player_on_bar=rest[15],
+            opponent_on_bar=rest[16],
+            can_move=rest[17],
+            forced_move=rest[18],
+            did_crawford=bool(rest[19]),
+            redoubles=rest[20],
         )
         fb._check(text)
         return fb
@@ -112,10 +131,19 @@ class FibsBoard:
 
     @classmethod
     def from_position(
-        cls, position: Position, *, player: str = "You", opponent: str = "Opponent",
-        dice: tuple[int, int] = (0, 0), cube: int = 1, match_length: int = 9999,
-        score: tuple[int, int] = (0, 0), color: int = -1, direction: int = -1,
-        player_may_double: bool = True, opponent_may_double: bool = True,
+        cls,
+        position: Position,
+        *,
+        player: str = "You",
+        opponent: str = "Opponent",
+        dice: tuple[int, int] = (0, 0),
+        cube: int = 1,
+        match_length: int = 9999,
+        score: tuple[int, int] = (0, 0),
+        color: int = -1,
+        direction: int = -1,
+        player_may_double: bool = True,
+        opponent_may_double: bool = True,
     ) -> FibsBoard:
         """A board for the player on roll in ``position`` (own view) with the given context."""
         b = position.array
@@ -127,11 +155,29 @@ class FibsBoard:
         raw[home] = int(b[0]) * color  # the opponent's bar is at the player's home end
         own_off, opp_off = position.off
         return cls(
-            player=player, opponent=opponent, match_length=match_length, player_score=score[0],
-            opponent_score=score[1], board=tuple(raw), turn=color, player_dice=dice,
-            opponent_dice=(0, 0), cube=cube, player_may_double=player_may_double,
-            opponent_may_double=opponent_may_double, was_doubled=False, color=color,
-            direction=direction, home=home, bar=bar, player_off=own_off, opponent_off=opp_off,
-            player_on_bar=int(b[25]), opponent_on_bar=int(-b[0]), can_move=2, forced_move=0,
-            did_crawford=False, redoubles=0,
+            player=player,
+            opponent=opponent,
+            match_length=match_length,
+            player_score=score[0],
+            opponent_score=score[1],
+            board=tuple(raw),
+            turn=color,
+            player_dice=dice,
+            opponent_dice=(0, 0),
+            cube=cube,
+            player_may_double=player_may_double,
+            opponent_may_double=opponent_may_double,
+            was_doubled=False,
+            color=color,
+            direction=direction,
+            home=home,
+            bar=bar,
+            player_off=own_off,
+            opponent_off=opp_off,
+            player_on_bar=int(b[25]),
+            opponent_on_bar=int(-b[0]),
+            can_move=2,
+            forced_move=0,
+            did_crawford=False,
+            redoubles=0,
         )

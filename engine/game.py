@@ -92,11 +92,11 @@ def play_game(
     first = True
     while True:
         me, you = players[on_roll], players[1 - on_roll]
-        if not first and use_cube and cube < max_cube and owner in (None, on_roll):
-            if me.offer_double(position, cube, owner == on_roll):
-                if not you.accept_double(position.flip(), cube):
-                    return GameResult(on_roll, cube, 1, cube, True, turns, history)
-                cube, owner = cube * 2, 1 - on_roll
+        may_double = not first and use_cube and cube < max_cube and owner in (None, on_roll)
+        if may_double and me.offer_double(position, cube, owner == on_roll):
+            if not you.accept_double(position.flip(), cube):
+                return GameResult(on_roll, cube, 1, cube, True, turns, history)
+            cube, owner = cube * 2, 1 - on_roll
         if not first:
             roll = dice.roll()
         first = False

@@ -208,9 +208,7 @@ def flip_into(src: np.ndarray, dst: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def children_batch_kernel(
-    boards: np.ndarray, dice: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def children_batch_kernel(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Children of many (board, dice) pairs, flipped to the opponent's view.
 
     Returns ``(children, offsets)``: the children of pair ``i`` are

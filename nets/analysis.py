@@ -23,7 +23,7 @@ REMOTE_ALPHA = 0.10
 
 
 def cube_state_of(match: MatchState | None) -> str:
-    """"centered", "owned" or "unavailable" for the side on roll in ``match``."""
+    """ "centered", "owned" or "unavailable" for the side on roll in ``match``."""
     if match is None or match.cube_owner is None:
         return "centered"
     return "owned" if match.cube_owner == match.on_roll else "unavailable"

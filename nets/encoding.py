@@ -46,20 +46,14 @@ FEATURES: tuple[str, ...] = tuple(
 @njit(cache=True, inline="always")
 def _count(b: np.ndarray, flip: bool, p: int) -> int:
     """Checkers of the viewed side on its point ``p`` (25 = its bar)."""
-    if flip:
-        v = -b[25 - p]
-    else:
-        v = b[p]
+    v = -b[25 - p] if flip else b[p]
     return v if v > 0 else 0
 
 
 @njit(cache=True, inline="always")
 def _other(b: np.ndarray, flip: bool, p: int) -> int:
     """Checkers of the other side on the viewed side's point ``p`` (0 = the other side's bar)."""
-    if flip:
-        v = b[25 - p]
-    else:
-        v = -b[p]
+    v = b[25 - p] if flip else -b[p]
     return v if v > 0 else 0
 
 
@@ -85,7 +79,7 @@ def _shots(me: np.ndarray, them: np.ndarray) -> int:
                     if them[0] > 0 and src != 0:
                         continue  # checkers on the bar must enter before any other may hit
                     dist = target - src
-                    if dist == d1 or dist == d2:
+                    if dist in (d1, d2):
                         hit = True
                     elif d1 == d2:
                         for k in range(2, 5):

@@ -42,20 +42,25 @@ class BearoffLookup(Protocol):
 
 
 def game_over_probabilities(boards: np.ndarray) -> np.ndarray:
-    """Exact (n, 5) probabilities of finished games, for the side on roll of each board."""
-    out = np.zeros((len(boards), 5))
-    for i, b in enumerate(boards):
-        if not (b > 0).any():  # the side on roll has borne everything off: it has won
-            out[i, 0] = 1.0
-            if not (b < 0).any():
-                continue
-            if -int(b[b < 0].sum()) == 15:
-                out[i, 1] = 1.0
-                out[i, 2] = 1.0 if (b[0] < 0 or (b[1:7] < 0).any()) else 0.0
-        elif -int(b[b < 0].sum()) == 0:  # the opponent has borne everything off
-            if int(b[b > 0].sum()) == 15:
-                out[i, 3] = 1.0
-                out[i, 4] = 1.0 if (b[25] > 0 or (b[19:25] > 0).any()) else 0.0
+    """Exact (n, 5) probabilities of finished games, for the side on roll of each board.
+
+    A side with no checkers left has won; the loser is gammoned with none borne off and
+    backgammoned if it also has a checker on the bar or in the winner's home board.
+    """
+    b = boards.astype(np.int64)
+    own = np.clip(b, 0, None)
+    opp = np.clip(-b, 0, None)
+    own_left, opp_left = own.sum(axis=1), opp.sum(axis=1)
+    won = own_left == 0
+    lost = (opp_left == 0) & ~won
+    opp_back = (opp[:, 0] > 0) | (opp[:, 1:7] > 0).any(axis=1)
+    own_back = (own[:, 25] > 0) | (own[:, 19:25] > 0).any(axis=1)
+    out = np.zeros((len(b), 5))
+    out[:, 0] = won
+    out[:, 1] = won & (opp_left == 15)
+    out[:, 2] = won & (opp_left == 15) & opp_back
+    out[:, 3] = lost & (own_left == 15)
+    out[:, 4] = lost & (own_left == 15) & own_back
     return out
 
 
@@ -124,7 +129,9 @@ class Evaluator:
         """0-ply probabilities (n, 5) of many positions (or an int8 (n, 26) board array)."""
         if isinstance(positions, np.ndarray):
             return self.evaluate_boards(positions)
-        return self.evaluate_boards(np.stack([p.array for p in positions]) if len(positions) else np.zeros((0, 26), np.int8))
+        return self.evaluate_boards(
+            np.stack([p.array for p in positions]) if len(positions) else np.zeros((0, 26), np.int8)
+        )
 
     # --- lookahead (delegated) -------------------------------------------------------------
     def evaluate_plies(self, boards: np.ndarray, plies: int) -> np.ndarray:
@@ -154,7 +161,12 @@ class Evaluator:
             nets_info[name] = net.config.to_json()
             for k, v in net.state_dict().items():
                 tensors[f"{name}.{k}"] = v.detach().cpu().numpy().astype(np.float32)
-        header = {"encoding": ENCODING, "n_inputs": N_INPUTS, "nets": nets_info, "run": run or self.header.get("run", {})}
+        header = {
+            "encoding": ENCODING,
+            "n_inputs": N_INPUTS,
+            "nets": nets_info,
+            "run": run or self.header.get("run", {}),
+        }
         return encode_weights(header, tensors)
 
     def save(self, path: str | Path, run: dict[str, Any] | None = None) -> None:

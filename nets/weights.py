@@ -58,7 +58,9 @@ def decode_weights(data: bytes, source: str = "<bytes>") -> tuple[dict[str, Any]
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WeightsFormatError(f"{source}: header is not valid JSON ({exc})") from None
     if header.get("format_version") != FORMAT_VERSION:
-        raise WeightsFormatError(f"{source}: format version {header.get('format_version')!r}, expected {FORMAT_VERSION}")
+        raise WeightsFormatError(
+            f"{source}: format version {header.get('format_version')!r}, expected {FORMAT_VERSION}"
+        )
     body = data[pos + n :]
     tensors = {}
     for name, e in header.get("tensors", {}).items():

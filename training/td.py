@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from tqdm import tqdm
 from engine.batch import children_batch, phases
 from engine.position import GamePhase, Position
 from nets.encoding import encode
-from nets.evaluator import Evaluator, new_evaluator, nets_from_bytes
+from nets.evaluator import Evaluator, nets_from_bytes, new_evaluator
 from nets.lookahead import segment_argmax
 from nets.model import cubeless_equity, flip_probabilities
 from training.config import TrainConfig
@@ -107,7 +108,12 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
                 _checkpoint(ev, cfg, state)
                 loss = float(np.mean(recent_losses)) if recent_losses else float("nan")
                 recent_losses.clear()
-                record = {"games": state.games, "positions": state.positions, "seconds": round(state.seconds, 1), "td_loss": loss}
+                record = {
+                    "games": state.games,
+                    "positions": state.positions,
+                    "seconds": round(state.seconds, 1),
+                    "td_loss": loss,
+                }
                 bar.set_postfix(loss=f"{loss:.4f}")
                 if log:
                     log.write(json.dumps(record) + "\n")
@@ -119,7 +125,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     return state
 
 
-def _learn(ev: Evaluator, optims: dict[str, torch.optim.Optimizer], boards: np.ndarray, targets: np.ndarray) -> float:
+def _learn(ev: Evaluator, optims: Mapping[str, torch.optim.Optimizer], boards: np.ndarray, targets: np.ndarray) -> float:
     """One gradient step per phase net on the positions of its phase; returns the mean loss."""
     ph = phases(boards)
     routes = {"contact": ph == GamePhase.CONTACT, "race": ph == GamePhase.RACE}

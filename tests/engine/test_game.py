@@ -107,8 +107,12 @@ def test_fibs_round_trip(board: np.ndarray) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["board:a:b:1", FIBS_INITIAL.replace(":5:0:3:", ":x:0:3:", 1), FIBS_INITIAL.replace("board:", "bored:"),
-     FIBS_INITIAL.replace(":0:0:0:0:5:0:3:0", ":0:0:0:0:15:0:3:0", 1)],
+    [
+        "board:a:b:1",
+        FIBS_INITIAL.replace(":5:0:3:", ":x:0:3:", 1),
+        FIBS_INITIAL.replace("board:", "bored:"),
+        FIBS_INITIAL.replace(":0:0:0:0:5:0:3:0", ":0:0:0:0:15:0:3:0", 1),
+    ],
 )
 def test_bad_fibs_boards_raise(bad: str) -> None:
     with pytest.raises(InvalidFibsBoard) as info:

@@ -54,7 +54,13 @@ def test_initial_position_counts() -> None:
 
 @pytest.mark.parametrize(
     ("move", "expected"),
-    [("24/18 13/11", "24/18 13/11"), ("13/11 24/18", "24/18 13/11"), ("13/5", "13/5"), ("13/7/5", "13/5"), ("24/16", "24/16")],
+    [
+        ("24/18 13/11", "24/18 13/11"),
+        ("13/11 24/18", "24/18 13/11"),
+        ("13/5", "13/5"),
+        ("13/7/5", "13/5"),
+        ("24/16", "24/16"),
+    ],
 )
 def test_parse_move_strings(move: str, expected: str) -> None:
     p = Position.initial()

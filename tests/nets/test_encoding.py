@@ -39,7 +39,8 @@ def test_direct_shot_count() -> None:
     b[4] = -1
     b[24] = -14
     x = encode(b)[0]
-    assert round(_feature(x, "on roll, shots: rolls (of 36) on which the other side can hit one of these blots, direct or indirect / 36") * 36) == 17
+    shots = FEATURES.index(next(f for f in FEATURES if f.startswith("on roll, shots:")))
+    assert round(float(x[shots]) * 36) == 17
 
 
 @settings(max_examples=200)

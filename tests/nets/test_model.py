@@ -18,7 +18,7 @@ logits = arrays(np.float32, (7, 5), elements=st.floats(-30, 30, width=32))
 def test_gammons_never_exceed_wins(x: np.ndarray) -> None:
     p = consistent_probabilities(torch.from_numpy(x)).numpy()
     win, wg, wbg, lg, lbg = p.T
-    assert ((0 <= p) & (p <= 1)).all()
+    assert ((p >= 0) & (p <= 1)).all()
     assert (wg <= win + 1e-7).all() and (wbg <= wg + 1e-7).all()
     assert (lg <= 1 - win + 1e-6).all() and (lbg <= lg + 1e-7).all()
 
