@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train")
+COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train", "tournament")
 
 
 def build_parser() -> argparse.ArgumentParser:
