@@ -76,33 +76,6 @@ def check_case(board, dice, moves):
 # position sources
 # ---------------------------------------------------------------------------
 
-def selfplay_positions(ngames, seed):
-    """(board, dice) pairs from gnubg-vs-gnubg 0-ply games (cube off)."""
-    for c in ["set seed %d" % seed, "set cube use off",
-              "set player 0 gnubg", "set player 1 gnubg"]:
-        C(c)
-    for p in (0, 1):
-        C("set player %d chequerplay evaluation plies 0" % p)
-        C("set player %d cubedecision evaluation plies 0" % p)
-    out = []
-    for _ in range(ngames):
-        C("new game")
-        g = gnubg.match(0, 1, 0, 0)["games"][-1]
-        for rec in g["game"]:
-            if rec.get("action") == "move" and rec.get("board"):
-                b = gnubg.positionfromid(rec["board"])
-                mv = rec.get("move") or ()
-                # sanity: the recorded move must start from the mover's checkers
-                if mv and not all(b[1][f - 1] for f, _ in mv[:1]):
-                    raise RuntimeError("self-play record perspective? %s" % rec)
-                out.append((b, tuple(rec["dice"])))
-    C("set player 0 human")
-    C("set player 1 human")
-    C("set cube use on")
-    C("new game")
-    return out
-
-
 def opp_board_points(rng, npts, n=15, extra_lo=0, extra_hi=23):
     """Opponent with `npts` made points in its home (indices 0..5) + rest random."""
     b = [0] * 25
@@ -255,7 +228,7 @@ def main():
         add(init, d, "opening")
 
     # 2. positions (with the roll actually thrown) from gnubg self-play
-    sp = selfplay_positions(12, SEED + 1)
+    sp = [(b, d) for (b, d, _) in G.selfplay_positions(12, SEED + 1)]
     rng.shuffle(sp)
     n = 0
     for board, dice in sp:

@@ -79,6 +79,35 @@ def quiet_setup(seed=20240601):
         C(c)
 
 
+def selfplay_positions(ngames, seed):
+    """(board, dice, game_no) from gnubg-vs-gnubg 0-ply games (cube off).
+
+    board is the position before the move, the mover on roll (board[1])."""
+    for c in ["set seed %d" % seed, "set cube use off",
+              "set player 0 gnubg", "set player 1 gnubg"]:
+        C(c)
+    for p in (0, 1):
+        gnubg.command("set player %d chequerplay evaluation plies 0" % p)
+        gnubg.command("set player %d cubedecision evaluation plies 0" % p)
+    out = []
+    for gi in range(ngames):
+        gnubg.command("new game")
+        g = gnubg.match(0, 1, 0, 0)["games"][-1]
+        for rec in g["game"]:
+            if rec.get("action") == "move" and rec.get("board"):
+                b = gnubg.positionfromid(rec["board"])
+                mv = rec.get("move") or ()
+                # sanity: the recorded move must start from the mover's checkers
+                if mv and not all(b[1][f - 1] for f, _ in mv[:1]):
+                    raise RuntimeError("self-play record perspective? %s" % rec)
+                out.append((b, tuple(rec["dice"]), gi))
+    gnubg.command("set player 0 human")
+    gnubg.command("set player 1 human")
+    gnubg.command("set cube use on")
+    gnubg.command("new game")
+    return out
+
+
 def write_json(name, obj, one_line_list_key=None):
     """Write JSON deterministically; items of obj[one_line_list_key] one per line."""
     path = os.path.join(FIXTURE_DIR, name)
