@@ -25,6 +25,15 @@ def _cell(n: int, row: int, char: str) -> str:
     return char if n > row else " "
 
 
+def _off_cell(n: int, row: int, char: str) -> str:
+    """Borne-off column: five checkers a column, up to three columns, then the text gap."""
+    marks = "".join(char for column in range(3) if n > 5 * column + row)
+    return f" {marks:<2}  "
+
+
+_RESIGNATIONS = {1: "single game", 2: "gammon", 3: "backgammon"}
+
+
 def board_text(
     position: Position,
     match: MatchState | None = None,
@@ -46,19 +55,27 @@ def board_text(
     x_off, o_off = 15 - int(x.sum()), 15 - int(o.sum())
 
     def status(player: int) -> str:
-        if m.on_roll != player or m.game_state != 1:
+        if m.game_state != 1:
             return ""
-        return f"Rolled {m.dice[0]}{m.dice[1]}" if m.dice[0] else "On roll"
+        if m.doubled:
+            return f"Cube offered at {2 * m.cube}" if m.turn == player else ""
+        if m.on_roll != player:
+            return ""
+        text = f"Rolled {m.dice[0]}{m.dice[1]}" if m.dice[0] else "On roll"
+        if m.resigned:
+            text += f", resigns {_RESIGNATIONS[m.resigned]}"
+        return text
+
+    def points(player: int) -> str:
+        return f"{m.score[player]} point" + ("" if m.score[player] == 1 else "s")
 
     def cube_tag(player: int) -> str:
         return f" (Cube: {m.cube})" if m.cube_owner == player else ""
 
-    if m.match_length:
-        middle = f"{m.match_length} points match" + (f" (Cube: {m.cube})" if m.cube_owner is None else "")
-    else:
-        middle = f"(Cube: {m.cube})" if m.cube_owner is None else ""
-    right_top = [f"{m.score[0]} points", status(0), "", "", ""]
-    right_bottom = ["", "", "", status(1), f"{m.score[1]} points"]
+    centred = f"(Cube: {m.cube})" if m.cube_owner is None and not m.doubled else ""
+    middle = f"{m.match_length} points match {centred}".rstrip() if m.match_length else centred
+    right_top = [points(0), status(0), "", "", ""]
+    right_bottom = ["", "", "", status(1), points(1)]
 
     lines = [
         f" GNU Backgammon  Position ID: {position.id}",
@@ -70,15 +87,13 @@ def board_text(
         left = "".join(f" {_cell(int(o[p]) or int(x[p]), row, 'O' if o[p] else 'X')} " for p in range(13, 19))
         right = "".join(f" {_cell(int(o[p]) or int(x[p]), row, 'O' if o[p] else 'X')} " for p in range(19, 25))
         bar = f" {_cell(o_bar, row, 'O')} "
-        off = f" {_cell(o_off, row, 'O')} "
-        lines.append(f" |{left}|{bar}|{right}|{off}  {right_top[row]}")
+        lines.append(f" |{left}|{bar}|{right}|{_off_cell(o_off, row, 'O')}{right_top[row]}")
     lines.append(f"{'v' if x_on_roll else '^'}|{' ' * 18}|BAR|{' ' * 18}|     {middle}")
     for row in range(4, -1, -1):
         left = "".join(f" {_cell(int(o[p]) or int(x[p]), row, 'O' if o[p] else 'X')} " for p in range(12, 6, -1))
         right = "".join(f" {_cell(int(o[p]) or int(x[p]), row, 'O' if o[p] else 'X')} " for p in range(6, 0, -1))
         bar = f" {_cell(x_bar, row, 'X')} "
-        off = f" {_cell(x_off, row, 'X')} "
-        lines.append(f" |{left}|{bar}|{right}|{off}  {right_bottom[4 - row]}")
+        lines.append(f" |{left}|{bar}|{right}|{_off_cell(x_off, row, 'X')}{right_bottom[4 - row]}")
     lines.append(f" {bottom_labels}     X: {names[1]}{cube_tag(1)}")
     x_pips = int((x[1:25] * np.arange(1, 25)).sum()) + 25 * x_bar
     o_pips = int((o[1:25] * (25 - np.arange(1, 25))).sum()) + 25 * o_bar

@@ -71,7 +71,11 @@ def replay_hops(
 
 
 def format_hops(hops: Sequence[tuple[int, int]], hits: Sequence[bool]) -> str:
-    """gnubg-style text of a play: chains merged (``13/7*/5``), repeats grouped (``8/5(2)``)."""
+    """gnubg-style text of a play: chains merged (``13/7*/5``), repeats grouped (``8/5(2)``).
+
+    As gnubg 1.07 writes it: hops taken in (from, to) descending order, each joining the first
+    chain that ends where it starts, chains listed in the order they were begun.
+    """
     if not hops:
         return ""
     # Chains: one checker's consecutive hops join into a path, keeping points where it hit.
@@ -90,15 +94,16 @@ def format_hops(hops: Sequence[tuple[int, int]], hits: Sequence[bool]) -> str:
             last = k == len(path) - 1
             if hit or last:
                 parts.append(_point_name(point) + ("*" if hit else ""))
-        texts.append((path[0][0], path[-1][0], "/".join(parts)))
-    texts.sort(key=lambda t: (-t[0], -t[1]))
-    grouped: list[tuple[str, int]] = []
-    for _, _, text in texts:
-        if grouped and grouped[-1][0] == text:
-            grouped[-1] = (text, grouped[-1][1] + 1)
+        texts.append(((path[0][0], path[-1][0]), "/".join(parts)))
+    # Chains with the same start and end group, written as the first that hit (gnubg: ``6/1*(2)``).
+    grouped: list[tuple[tuple[int, int], str, int]] = []
+    for ends, text in texts:
+        if grouped and grouped[-1][0] == ends:
+            kept = grouped[-1][1] if "*" in grouped[-1][1] else text
+            grouped[-1] = (ends, kept, grouped[-1][2] + 1)
         else:
-            grouped.append((text, 1))
-    return " ".join(t if n == 1 else f"{t}({n})" for t, n in grouped)
+            grouped.append((ends, text, 1))
+    return " ".join(t if n == 1 else f"{t}({n})" for _, t, n in grouped)
 
 
 def _parse_point(token: str, text: str) -> int:
