@@ -1,4 +1,4 @@
-"""``jumpgammon bench WHAT``: speed figures for move generation and evaluation."""
+"""``jumpgammon bench WHAT``: speed figures for move generation and evaluation; cube actions vs exact bearoffs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from benchmarks.speed import bench_eval, bench_movegen
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
-    p.add_argument("what", choices=["movegen", "eval"], help="what to measure")
+    p.add_argument("what", choices=["movegen", "eval", "cube-bearoff"], help="what to measure")
     p.add_argument("--device", default="cpu", help="torch device for eval (cpu, cuda)")
     p.add_argument("--weights", default=None, help="weights file for eval")
     p.add_argument("--games", type=int, default=200, help="seeded games supplying the positions")
@@ -22,6 +22,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures; returns 0."""
+    if args.what == "cube-bearoff":
+        from benchmarks import cube_bearoff
+
+        result = cube_bearoff.bench_cube_bearoff(progress=not args.json)
+        print(json.dumps(result) if args.json else cube_bearoff.markdown_table(result))
+        return 0
     if args.what == "eval":
         result = bench_eval(args.games, args.repeats, args.device, args.weights)
         if args.json:
