@@ -11,17 +11,33 @@ from benchmarks.speed import bench_eval, bench_movegen
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
-    p.add_argument("what", choices=["movegen", "eval", "cube-bearoff"], help="what to measure")
+    p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff"], help="what to measure")
     p.add_argument("--device", default="cpu", help="torch device for eval (cpu, cuda)")
     p.add_argument("--weights", default=None, help="weights file for eval")
     p.add_argument("--games", type=int, default=200, help="seeded games supplying the positions")
     p.add_argument("--repeats", type=int, default=5, help="timed repeats; the best is reported")
+    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead for gnubg")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures; returns 0."""
+    if args.what == "gnubg":
+        from benchmarks.gnubg_compare import compare_with_gnubg
+        from nets import load_evaluator
+
+        result = compare_with_gnubg(load_evaluator(args.weights, device=args.device), plies=args.plies)
+        if args.json:
+            print(json.dumps(result))
+            return 0
+        print(f"{args.plies}-ply cubeless equity against gnubg 1.07 on {result['positions']} positions from its games")
+        for key in ("vs_gnubg_0ply", "vs_gnubg_2ply"):
+            if key in result:
+                r = result[key]
+                phases = ", ".join(f"{k} {v:.4f}" for k, v in r["equity_mae_by_phase"].items())
+                print(f"  {key}: mean |equity error| {r['equity_mae']:.4f} over {r['positions']} ({phases})")
+        return 0
     if args.what == "cube-bearoff":
         from benchmarks import cube_bearoff
 
