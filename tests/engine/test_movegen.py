@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import IllegalMove, Position, children_batch
 from engine.position import validate_board
@@ -136,3 +137,15 @@ def test_batch_matches_single(board: np.ndarray, roll: tuple[int, int]) -> None:
     second = {Position(k) for k in kids[offsets[1] : offsets[2]]}
     assert first == set(p.children(roll))
     assert second == set(p.flip().children(roll))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789/*() barofBARF", max_size=24), dice)
+def test_move_parser_fuzz_never_crashes(text: str, roll: tuple[int, int]) -> None:
+    p = Position.initial()
+    try:
+        child = p.play(text, roll)
+    except IllegalMove as exc:
+        assert repr(text) in str(exc)
+        return
+    assert child in p.children(roll)
