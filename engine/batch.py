@@ -7,7 +7,7 @@ from numba import njit
 
 from engine.errors import IllegalMove
 from engine.match import MatchState
-from engine.movegen import BOARD_SIZE, children_batch_kernel
+from engine.movegen import BOARD_SIZE, children_batch_kernel, rear_and_front
 from engine.position import GamePhase, Position
 
 
@@ -39,12 +39,7 @@ def parse_id_pair(text: str) -> tuple[Position, MatchState | None]:
 def _phases_kernel(boards: np.ndarray, out: np.ndarray) -> None:
     for i in range(boards.shape[0]):
         b = boards[i]
-        rear_own = 25
-        while rear_own > 0 and b[rear_own] <= 0:
-            rear_own -= 1
-        front_opp = 0
-        while front_opp < 25 and b[front_opp] >= 0:
-            front_opp += 1
+        rear_own, front_opp = rear_and_front(b)
         if rear_own == 0 or front_opp == 25:
             out[i] = GamePhase.OVER
         elif rear_own > front_opp:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -87,10 +88,21 @@ def board_from_key(key: bytes, shown: str | None = None) -> np.ndarray:
     for side, name in ((theirs, "the side not on roll"), (mine, "the side on roll")):
         if sum(side) > 15:
             raise InvalidPositionId(f"{what} {label!r} gives {name} {sum(side)} checkers (at most 15)")
+    clash = board_from_side_counts(theirs, mine)
+    if isinstance(clash, int):
+        raise InvalidPositionId(f"{what} {label!r} puts both sides on point {clash} of the side on roll")
+    return clash
+
+
+def board_from_side_counts(theirs: Sequence[int], mine: Sequence[int]) -> np.ndarray | int:
+    """26-slot board from per-side counts (points 1..24 then bar, each side's own view).
+
+    Returns the point (side on roll's numbering) where both sides stand instead, if any.
+    """
     board = np.zeros(26, np.int8)
     for p in range(1, 25):
         if mine[p - 1] and theirs[24 - p]:
-            raise InvalidPositionId(f"{what} {label!r} puts both sides on point {p} of the side on roll")
+            return p
         board[p] = mine[p - 1] - theirs[24 - p]
     board[25] = mine[24]
     board[0] = -theirs[24]

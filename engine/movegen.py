@@ -256,3 +256,18 @@ def plays_with_moves(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, n
     table = np.full(_TABLE_SIZE, -1, np.int32)
     k = generate_plays(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, moves, True, table)
     return out[:k].copy(), moves[:k].copy()
+
+
+@njit(cache=True)
+def rear_and_front(b: np.ndarray) -> tuple[int, int]:
+    """(index of the side on roll's rearmost checker or 0, index of the opponent's rearmost or 25).
+
+    The sides are in contact when the first exceeds the second.
+    """
+    rear_own = 25
+    while rear_own > 0 and b[rear_own] <= 0:
+        rear_own -= 1
+    front_opp = 0
+    while front_opp < 25 and b[front_opp] >= 0:
+        front_opp += 1
+    return rear_own, front_opp

@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 
 from engine.errors import IllegalMove, InvalidPosition
-from engine.ids import board_from_key, board_from_position_id, key_from_board, position_id_from_board
+from engine.ids import (
+    board_from_key,
+    board_from_position_id,
+    board_from_side_counts,
+    key_from_board,
+    position_id_from_board,
+)
 from engine.movegen import BOARD_SIZE, plays_with_moves
 from engine.notation import Move, format_hops, parse_hops, replay_hops
 
@@ -109,13 +115,11 @@ class Position:
         theirs, mine = board
         if min(min(theirs), min(mine)) < 0:
             raise InvalidPosition(f"gnubg board has negative counts: {board!r}")
-        arr = np.zeros(BOARD_SIZE, np.int64)
-        for p in range(1, 25):
-            if mine[p - 1] and theirs[24 - p]:
-                raise InvalidPosition(f"gnubg board puts both sides on point {p}: {board!r}")
-            arr[p] = mine[p - 1] - theirs[24 - p]
-        arr[25] = mine[24]
-        arr[0] = -theirs[24]
+        if max(sum(theirs), sum(mine)) > CHECKERS:
+            raise InvalidPosition(f"gnubg board has more than {CHECKERS} checkers a side: {board!r}")
+        arr = board_from_side_counts(theirs, mine)
+        if isinstance(arr, int):
+            raise InvalidPosition(f"gnubg board puts both sides on point {arr}: {board!r}")
         return cls(arr)
 
     # --- views ------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from engine.movegen import rear_and_front
+
 PER_SIDE = 109
 N_INPUTS = 2 * PER_SIDE + 2
 
@@ -177,12 +179,7 @@ def _encode_side(b: np.ndarray, flip: bool, out: np.ndarray, base: int) -> int:
 
 @njit(cache=True)
 def _contact(b: np.ndarray) -> bool:
-    rear_own = 25
-    while rear_own > 0 and b[rear_own] <= 0:
-        rear_own -= 1
-    front_opp = 0
-    while front_opp < 25 and b[front_opp] >= 0:
-        front_opp += 1
+    rear_own, front_opp = rear_and_front(b)
     return rear_own > front_opp
 
 

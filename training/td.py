@@ -125,7 +125,9 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     return state
 
 
-def _learn(ev: Evaluator, optims: Mapping[str, torch.optim.Optimizer], boards: np.ndarray, targets: np.ndarray) -> float:
+def _learn(
+    ev: Evaluator, optims: Mapping[str, torch.optim.Optimizer], boards: np.ndarray, targets: np.ndarray
+) -> float:
     """One gradient step per phase net on the positions of its phase; returns the mean loss."""
     ph = phases(boards)
     routes = {"contact": ph == GamePhase.CONTACT, "race": ph == GamePhase.RACE}
