@@ -47,9 +47,7 @@ def board_of(own: np.ndarray, opp: np.ndarray) -> np.ndarray:
 
 def dump(db: Path, position_id: str) -> str:
     """bearoffdump's text for one position."""
-    res = subprocess.run(
-        [BEAROFFDUMP, str(db), "-p", position_id], capture_output=True, text=True, check=True
-    )
+    res = subprocess.run([BEAROFFDUMP, str(db), "-p", position_id], capture_output=True, text=True, check=True)
     return res.stdout
 
 
@@ -76,7 +74,10 @@ def parse_one_sided(text: str) -> dict[str, dict[str, object]]:
     start = next(k for k, line in enumerate(lines) if line.startswith("Rolls\tPlayer")) + 1
     sides: dict[str, dict[str, object]] = {}
     cols: dict[str, dict[str, float]] = {
-        "player_all": {}, "opponent_all": {}, "player_first": {}, "opponent_first": {},
+        "player_all": {},
+        "opponent_all": {},
+        "player_first": {},
+        "opponent_first": {},
     }
     k = start
     while not lines[k].startswith("Average rolls"):
@@ -115,23 +116,24 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     points = one_sided_points()
-    version = subprocess.run(
-        [MAKEBEAROFF, "--version"], capture_output=True, text=True
-    ).stdout.strip() or "makebearoff (GNU Backgammon 1.07)"
+    version = (
+        subprocess.run([MAKEBEAROFF, "--version"], capture_output=True, text=True).stdout.strip()
+        or "makebearoff (GNU Backgammon 1.07)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         two_db = Path(tmp) / "ts66.bd"
         one_db = Path(tmp) / "os6.bd"
-        subprocess.run([MAKEBEAROFF, "-t", "6x6", "-f", str(two_db)], check=True,
-                       capture_output=True)
-        subprocess.run([MAKEBEAROFF, "-o", "6", "-f", str(one_db)], check=True,
-                       capture_output=True)
+        subprocess.run([MAKEBEAROFF, "-t", "6x6", "-f", str(two_db)], check=True, capture_output=True)
+        subprocess.run([MAKEBEAROFF, "-o", "6", "-f", str(one_db)], check=True, capture_output=True)
 
         two_ids = [MANUAL_EXAMPLE]
         # Hand-checkable corners: single checkers on the ace / six points.
-        for own, opp in (((1, 0, 0, 0, 0, 0), (1, 0, 0, 0, 0, 0)),
-                         ((0, 0, 0, 0, 0, 1), (1, 0, 0, 0, 0, 0)),
-                         ((0, 0, 0, 0, 0, 6), (0, 0, 0, 0, 0, 6))):
+        for own, opp in (
+            ((1, 0, 0, 0, 0, 0), (1, 0, 0, 0, 0, 0)),
+            ((0, 0, 0, 0, 0, 1), (1, 0, 0, 0, 0, 0)),
+            ((0, 0, 0, 0, 0, 6), (0, 0, 0, 0, 0, 6)),
+        ):
             two_ids.append(Position(board_of(np.array(own), np.array(opp))).id)
         pairs = rng.integers(1, N_TWO_SIDED_SIDE, size=(args.two_sided, 2))
         two_ids += [Position(board_of(points[i], points[j])).id for i, j in pairs]
@@ -144,24 +146,22 @@ def main() -> None:
         one_entries = [{"id": pid, **parse_one_sided(dump(one_db, pid))} for pid in one_ids]
 
     args.out.mkdir(parents=True, exist_ok=True)
-    common = {"generator": "tools/gnubg_fixtures/gen_bearoff.py", "gnubg": version,
-              "seed": args.seed}
+    common = {"generator": "tools/gnubg_fixtures/gen_bearoff.py", "gnubg": version, "seed": args.seed}
     two = {
         **common,
         "database": "makebearoff -t 6x6 (two-sided, up to 6 checkers a side, with cubeful)",
         "note": "values as printed by bearoffdump -p ID, side on roll = Player; equities are "
-                "money equities per unit cube, 4 decimals",
+        "money equities per unit cube, 4 decimals",
         "positions": two_entries,
     }
     one = {
         **common,
         "database": "makebearoff -o 6 (one-sided, up to 15 checkers, with gammon distributions)",
         "note": "values as printed by bearoffdump -p ID: distributions in percent (3 decimals) "
-                "keyed by number of rolls, zeros left out; player = side on roll",
+        "keyed by number of rolls, zeros left out; player = side on roll",
         "positions": one_entries,
     }
-    for name, data in (("gnubg_bearoff_two_sided.json", two),
-                       ("gnubg_bearoff_one_sided.json", one)):
+    for name, data in (("gnubg_bearoff_two_sided.json", two), ("gnubg_bearoff_one_sided.json", one)):
         path = args.out / name
         path.write_text(json.dumps(data, indent=1) + "\n")
         print(f"wrote {path} ({len(data['positions'])} positions)")

@@ -17,9 +17,19 @@ SEED = 4242
 N_TOTAL = 2000
 N_PLY2 = 200
 # gnubg 1.07 position classes (gnubg.classifypos)
-CLASS_NAMES = {0: "over", 1: "hypergammon1", 2: "hypergammon2", 3: "hypergammon3",
-               4: "bearoff2", 5: "bearoff_ts", 6: "bearoff1", 7: "bearoff_os",
-               8: "race", 9: "crashed", 10: "contact"}
+CLASS_NAMES = {
+    0: "over",
+    1: "hypergammon1",
+    2: "hypergammon2",
+    3: "hypergammon3",
+    4: "bearoff2",
+    5: "bearoff_ts",
+    6: "bearoff1",
+    7: "bearoff_os",
+    8: "race",
+    9: "crashed",
+    10: "contact",
+}
 EC0 = {"cubeful": 0, "plies": 0, "deterministic": 1, "prune": 0, "noise": 0.0}
 EC2 = {"cubeful": 0, "plies": 2, "deterministic": 1, "prune": 1, "noise": 0.0}
 
@@ -62,11 +72,11 @@ def main():
     want = {"bearoff": 450, "race": 550}
     chosen = []
     for ph in ("bearoff", "race"):
-        chosen += by_phase[ph][:want[ph]]
-    chosen += by_phase["contact"][:N_TOTAL - len(chosen)]
+        chosen += by_phase[ph][: want[ph]]
+    chosen += by_phase["contact"][: N_TOTAL - len(chosen)]
     if len(chosen) < N_TOTAL:
-        rest = [p for ph in ("race", "bearoff") for p in by_phase[ph][want[ph]:]]
-        chosen += rest[:N_TOTAL - len(chosen)]
+        rest = [p for ph in ("race", "bearoff") for p in by_phase[ph][want[ph] :]]
+        chosen += rest[: N_TOTAL - len(chosen)]
     chosen.sort(key=lambda p: (pool[p][1], pool[p][2]))
 
     ply2 = set(rng.sample(chosen, N_PLY2))
@@ -74,9 +84,15 @@ def main():
     for pid in chosen:
         board, gi, n, cls = pool[pid]
         ev0 = gnubg.evaluate(board, ci, EC0)
-        c = {"position_id": pid, "phase_hint": phase_of(cls), "gnubg_class": CLASS_NAMES[cls],
-             "game": gi, "move_no": n,
-             "eval0": [float(x) for x in ev0[:5]], "equity0": float(ev0[5])}
+        c = {
+            "position_id": pid,
+            "phase_hint": phase_of(cls),
+            "gnubg_class": CLASS_NAMES[cls],
+            "game": gi,
+            "move_no": n,
+            "eval0": [float(x) for x in ev0[:5]],
+            "equity0": float(ev0[5]),
+        }
         if pid in ply2:
             ev2 = gnubg.evaluate(board, ci, EC2)
             c["eval2"] = [float(x) for x in ev2[:5]]
@@ -88,7 +104,7 @@ def main():
         counts[c["phase_hint"]] = counts.get(c["phase_hint"], 0) + 1
     out = {
         "generator": "tools/gnubg_fixtures/gen_evals.py (gnubg.evaluate, cubeless, money "
-                     "cubeinfo, side on roll = board1 of position_id)",
+        "cubeinfo, side on roll = board1 of position_id)",
         "gnubg_version": G.gnubg_version(),
         "seed": SEED,
         "evalcontext0": EC0,

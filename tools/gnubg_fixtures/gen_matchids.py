@@ -25,8 +25,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.getcwd(), "tools", "gnubg_fixtures"))
 import gfx_common as G  # noqa: E402
-from gfx_common import C  # noqa: E402
 import gnubg  # noqa: E402
+from gfx_common import C  # noqa: E402
 
 SEED = 7719
 LENGTHS = [0, 0, 0, 1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 19, 21, 25, 31, 33, 41, 49, 55, 63, 64]
@@ -159,7 +159,7 @@ def encode_case(rng, i):
         s0, s1 = rng.randint(0, 200), rng.randint(0, 200)
         jac = rng.randint(0, 1)
     if i < 13:
-        cube = 2 ** i  # every cube value gnubg can hold
+        cube = 2**i  # every cube value gnubg can hold
     else:
         cube = 2 ** rng.randint(0, 12)
     owner = rng.choice([-1, 0, 1])
@@ -167,10 +167,24 @@ def encode_case(rng, i):
         owner = -1
     gs = i % 5 if i < 40 else rng.randint(0, 4)
     dice = rng.choice([(0, 0)] + [(a, b) for a in range(1, 7) for b in range(1, 7)])
-    ci = {"cube": cube, "cubeowner": owner, "move": rng.randint(0, 1), "matchto": L,
-          "score": (s0, s1), "crawford": crawford, "jacoby": jac, "beavers": 0, "bgv": 0}
-    pi = {"dice": dice, "turn": rng.randint(0, 1), "resigned": rng.choice([0, 0, 1, 2, 3]),
-          "doubled": rng.randint(0, 1), "gamestate": gs}
+    ci = {
+        "cube": cube,
+        "cubeowner": owner,
+        "move": rng.randint(0, 1),
+        "matchto": L,
+        "score": (s0, s1),
+        "crawford": crawford,
+        "jacoby": jac,
+        "beavers": 0,
+        "bgv": 0,
+    }
+    pi = {
+        "dice": dice,
+        "turn": rng.randint(0, 1),
+        "resigned": rng.choice([0, 0, 1, 2, 3]),
+        "doubled": rng.randint(0, 1),
+        "gamestate": gs,
+    }
     mid = gnubg.matchid(ci, pi)
     f = fields_from(ci, pi)
     if L:
@@ -187,9 +201,15 @@ def main():
 
     # the manual's example
     run(["set jacoby off", "new match 9", "set matchid QYkqASAAIAAA"])
-    cases.append({"kind": "state", "match_id": gnubg.matchid(), "position_id": gnubg.positionid(),
-                  "fields": read_fields(),
-                  "how": "new match 9; set matchid QYkqASAAIAAA (manual example)"})
+    cases.append(
+        {
+            "kind": "state",
+            "match_id": gnubg.matchid(),
+            "position_id": gnubg.positionid(),
+            "fields": read_fields(),
+            "how": "new match 9; set matchid QYkqASAAIAAA (manual example)",
+        }
+    )
     seen.add(cases[-1]["match_id"])
 
     n_state = 0
@@ -207,17 +227,14 @@ def main():
         if mid in seen:
             continue
         seen.add(mid)
-        cases.append({"kind": "state", "match_id": mid, "position_id": pid, "fields": f,
-                      "how": "; ".join(cmds)})
+        cases.append({"kind": "state", "match_id": mid, "position_id": pid, "fields": f, "how": "; ".join(cmds)})
         n_state += 1
 
     for i in range(90):
         mid, f, how = encode_case(rng, i)
-        cases.append({"kind": "encode", "match_id": mid, "position_id": None,
-                      "fields": f, "how": how})
+        cases.append({"kind": "encode", "match_id": mid, "position_id": None, "fields": f, "how": how})
 
-    rt_src = [c for c in cases if c["kind"] == "state"][1:41] + \
-        [c for c in cases if c["kind"] == "encode"]
+    rt_src = [c for c in cases if c["kind"] == "state"][1:41] + [c for c in cases if c["kind"] == "encode"]
     for c in rt_src:
         f = c["fields"]
         # gnubg 1.07 crashes in cubeinfo() for big cubes in match play
@@ -230,9 +247,16 @@ def main():
             pid = gnubg.positionid()
         except Exception:
             continue
-        cases.append({"kind": "roundtrip", "input_match_id": mid, "match_id": out,
-                      "position_id": pid, "fields": read_fields(),
-                      "how": "new match 1; set matchid %s" % mid})
+        cases.append(
+            {
+                "kind": "roundtrip",
+                "input_match_id": mid,
+                "match_id": out,
+                "position_id": pid,
+                "fields": read_fields(),
+                "how": "new match 1; set matchid %s" % mid,
+            }
+        )
 
     # consistency: bit 66 is NOT fJacoby (money), always 0 for bits 67..71
     counts = {}

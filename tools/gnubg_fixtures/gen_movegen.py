@@ -17,8 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.getcwd(), "tools", "gnubg_fixtures"))
 import gfx_common as G  # noqa: E402
-from gfx_common import C  # noqa: E402
 import gnubg  # noqa: E402
+from gfx_common import C  # noqa: E402
 
 SEED = 600613
 ALL_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
@@ -68,13 +68,13 @@ def check_case(board, dice, moves):
     mine = sorted(gnubg.positionid((c[0], c[1])) for c in G.child_boards(board, dice))
     theirs = sorted(m["child_id"] for m in moves)
     if mine != theirs or len(set(theirs)) != len(theirs):
-        raise RuntimeError("MISMATCH %s %s\n gnubg=%s\n mine=%s" % (
-            gnubg.positionid(board), dice, theirs, mine))
+        raise RuntimeError("MISMATCH %s %s\n gnubg=%s\n mine=%s" % (gnubg.positionid(board), dice, theirs, mine))
 
 
 # ---------------------------------------------------------------------------
 # position sources
 # ---------------------------------------------------------------------------
+
 
 def opp_board_points(rng, npts, n=15, extra_lo=0, extra_hi=23):
     """Opponent with `npts` made points in its home (indices 0..5) + rest random."""
@@ -217,9 +217,15 @@ def main():
         check_case(board, dice, moves)
         if len(cases) % 50 == 0:
             sys.stderr.write("progress: %d cases\n" % len(cases))
-        cases.append({"position_id": pid, "board": [board[0], board[1]],
-                      "dice": [dice[0], dice[1]], "category": category,
-                      "moves": moves})
+        cases.append(
+            {
+                "position_id": pid,
+                "board": [board[0], board[1]],
+                "dice": [dice[0], dice[1]],
+                "category": category,
+                "moves": moves,
+            }
+        )
         return True
 
     # 1. opening: every roll from the initial position
@@ -268,6 +274,7 @@ def main():
         me = board[1]
         hi = max(i for i in range(25) if me[i])
         return max(dice) > hi + 1  # some die larger than the highest point
+
     fill("bearoff_gaps", lambda r: gen_bearoff(r, True), 45, rand_dice, gaps_ok)
 
     # one die only: each of the three sub-kinds
@@ -277,7 +284,9 @@ def main():
                 return False
             _, best, det = G.classify_roll(board, dice)
             return best == 1 and det == detail
+
         return acc
+
     nondouble = lambda r: tuple(r.sample(range(1, 7), 2))  # noqa: E731
     fill("one_die_only", gen_blocked, 15, nondouble, want("only_smaller"))
     fill("one_die_only", gen_blocked, 15, nondouble, want("only_larger"))
@@ -286,6 +295,7 @@ def main():
 
     def no_move(board, dice):
         return G.classify_roll(board, dice)[1] == 0
+
     fill("no_move", gen_blocked, 15, rand_dice, no_move)
     fill("no_move", gen_bar, 15, rand_dice, no_move)
 
@@ -295,6 +305,7 @@ def main():
     def partial(board, dice):
         b = G.classify_roll(board, dice)[1]
         return 0 < b < 4
+
     fill("doubles", gen_blocked, 20, is_double, partial)
     fill("doubles", lambda r: gen_bearoff(r, rng.random() < 0.5), 15, is_double)
 
@@ -305,8 +316,8 @@ def main():
         counts[c["category"]] = counts.get(c["category"], 0) + 1
     out = {
         "generator": "tools/gnubg_fixtures/gen_movegen.py (gnubg.hint at 0-ply for the move "
-                     "list; each move played with gnubg's `move` command, child = "
-                     "gnubg.positionid() afterwards, opponent on roll)",
+        "list; each move played with gnubg's `move` command, child = "
+        "gnubg.positionid() afterwards, opponent on roll)",
         "gnubg_version": G.gnubg_version(),
         "seed": SEED,
         "category_counts": counts,

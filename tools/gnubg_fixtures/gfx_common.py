@@ -32,6 +32,7 @@ _libc = ctypes.CDLL(None)
 # gnubg plumbing
 # ---------------------------------------------------------------------------
 
+
 def C(cmd):
     """Run one gnubg command."""
     gnubg.command(cmd)
@@ -83,8 +84,7 @@ def selfplay_positions(ngames, seed):
     """(board, dice, game_no) from gnubg-vs-gnubg 0-ply games (cube off).
 
     board is the position before the move, the mover on roll (board[1])."""
-    for c in ["set seed %d" % seed, "set cube use off",
-              "set player 0 gnubg", "set player 1 gnubg"]:
+    for c in ["set seed %d" % seed, "set cube use off", "set player 0 gnubg", "set player 1 gnubg"]:
         C(c)
     for p in (0, 1):
         gnubg.command("set player %d chequerplay evaluation plies 0" % p)
@@ -135,6 +135,7 @@ def write_json(name, obj, one_line_list_key=None):
 # ---------------------------------------------------------------------------
 # Independent legal-move generator (cross-check only)
 # ---------------------------------------------------------------------------
+
 
 def _step(me, opp, src, d):
     """Move one checker of `me` from index src (24 = bar) by d pips.
