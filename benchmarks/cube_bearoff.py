@@ -49,9 +49,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,6 +65,7 @@ from cube.strategy import CubeStrategy
 from engine.batch import children_batch
 from nets.bearoff import N_TWO_SIDED_SIDE, TwoSidedDatabase, load_two_sided, one_sided_index, one_sided_points
 from nets.lookahead import ROLLS
+from nets.weights import write_atomic
 
 __all__ = [
     "ALPHA_GRID",
@@ -525,17 +524,7 @@ def markdown_table(result: dict[str, Any]) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text.encode("utf-8"))
 
 
 def write_results(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> tuple[Path, Path]:

@@ -30,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, help="jump volatility E|J| (remote)")
     p.add_argument("--local-alpha", type=float, help="local jump volatility (linear/nonlinear)")
     p.add_argument("--distribution", choices=DISTRIBUTIONS, default="double-exponential")
-    p.add_argument("--statistical", action="store_true",
-                   help="scale alpha by 1.24 (statistical estimates; jump-linear only)")
+    p.add_argument(
+        "--statistical", action="store_true", help="scale alpha by 1.24 (statistical estimates; jump-linear only)"
+    )
     p.add_argument("--grid", type=int, default=400, help="P buckets of jump-numerical")
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
@@ -58,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
         "N": args.grid,
     }
     at = [s.strip() for s in args.at.split(",") if s.strip()]
-    rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers,
-                 **model_args)
+    rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers, **model_args)
     if args.plot:
         plot_equities(args.model, rep.W, rep.L, args.plot, jacoby=args.jacoby, **model_args)
     if args.json:

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from cli.common import add_evaluation_arguments
 from engine import board_text, parse_id_pair
 from nets import load_evaluator
 from nets.analysis import analyse, format_moves
@@ -14,10 +15,7 @@ from nets.analysis import analyse, format_moves
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
     p = sub.add_parser("eval", help="evaluate a POSITIONID[:MATCHID] for the side on roll")
-    p.add_argument("id", metavar="POSITIONID[:MATCHID]")
-    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead depth")
-    p.add_argument("--weights", default=None, help="weights file (default: the shipped net)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_evaluation_arguments(p)
     p.set_defaults(func=run)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from cli.common import add_evaluation_arguments
 from engine import parse_id_pair
 from engine.position import _check_dice
 from nets import load_evaluator
@@ -14,13 +15,10 @@ from nets.analysis import format_moves, moves_json
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``hint`` subcommand."""
     p = sub.add_parser("hint", help="rank every legal play of a roll")
-    p.add_argument("id", metavar="POSITIONID[:MATCHID]")
     p.add_argument(
         "--dice", type=int, nargs=2, metavar=("A", "B"), default=None, help="the roll (default: the match ID's dice)"
     )
-    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead depth")
-    p.add_argument("--weights", default=None, help="weights file (default: the shipped net)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_evaluation_arguments(p)
     p.set_defaults(func=run)
 
 

@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         r = result
         print(f"{r.player_a} vs {r.player_b}: {r.ppg:+.3f} ppg +- {r.se:.3f} (1 SE) over {r.games} games")
-        print(f"  A wins {r.wins_a} ({r.gammons_a} gammons, {r.backgammons_a} backgammons); "
-              f"B gammons {r.gammons_b}, backgammons {r.backgammons_b}")
+        print(
+            f"  A wins {r.wins_a} ({r.gammons_a} gammons, {r.backgammons_a} backgammons); "
+            f"B gammons {r.gammons_b}, backgammons {r.backgammons_b}"
+        )
     return 0

@@ -45,10 +45,10 @@ mismatch on load rebuilds them.
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ from numba import get_num_threads, njit, prange
 from tqdm import tqdm
 
 from engine.movegen import _TABLE_SIZE, BOARD_SIZE, MAX_CHILDREN, generate_plays
+from nets.weights import write_atomic
 
 __all__ = [
     "CUBE_STATES",
@@ -215,18 +216,10 @@ def cache_dir() -> Path:
 
 
 def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` to ``path`` atomically (temporary file in the same folder, replace)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp.npz", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)  # type: ignore[arg-type]
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``arrays`` to ``path`` as .npz atomically (no pickle)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    write_atomic(path, buffer.getvalue())
 
 
 def _load_npz(
@@ -326,8 +319,18 @@ def _one_sided_level(
         table = np.full(_TABLE_SIZE, -1, np.int32)
         for t in range(chunk, positions.shape[0], n_chunks):
             _one_sided_position(
-                positions[t], points, rolls, weights, dist_all, dist_first, mean_all,
-                mean_first, board, out, no_moves, table,
+                positions[t],
+                points,
+                rolls,
+                weights,
+                dist_all,
+                dist_first,
+                mean_all,
+                mean_first,
+                board,
+                out,
+                no_moves,
+                table,
             )
 
 
@@ -354,8 +357,15 @@ def build_one_sided(progress: bool = True) -> tuple[np.ndarray, np.ndarray]:
         bar.update(1)
         for level in _pip_levels(points)[1:]:
             _one_sided_level(
-                level, points, _ROLLS, _ROLL_WEIGHTS, dist_all, dist_first, mean_all,
-                mean_first, n_chunks,
+                level,
+                points,
+                _ROLLS,
+                _ROLL_WEIGHTS,
+                dist_all,
+                dist_first,
+                mean_all,
+                mean_first,
+                n_chunks,
             )
             bar.update(level.size)
     for dist in (dist_all, dist_first):
@@ -420,9 +430,7 @@ class OneSidedDatabase:
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """float64 ``(n, 5)`` win, win g, win bg, lose g, lose bg for the side on roll."""
         i, j = self.indices(boards)
-        return race_probabilities(
-            self.off_all[i], self.off_first[i], self.off_all[j], self.off_first[j]
-        )
+        return race_probabilities(self.off_all[i], self.off_first[i], self.off_all[j], self.off_first[j])
 
     def mean_rolls(self, boards: np.ndarray) -> np.ndarray:
         """float64 ``(n, 2)``: expected rolls to bear off all checkers (side on roll, opponent)."""
@@ -439,9 +447,7 @@ class OneSidedDatabase:
 
 
 @njit(cache=True)
-def _children_csr(
-    points: np.ndarray, rolls: np.ndarray, n_pos: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _children_csr(points: np.ndarray, rolls: np.ndarray, n_pos: int) -> tuple[np.ndarray, np.ndarray]:
     """Children indices per (position < n_pos, roll): ``idx[start[p * 21 + r]:start[... + 1]]``."""
     n_rolls = rolls.shape[0]
     start = np.zeros(n_pos * n_rolls + 1, np.int64)
@@ -609,45 +615,58 @@ def two_sided_path() -> Path:
     return cache_dir() / f"bearoff_two_sided_v{TWO_SIDED_VERSION}.npz"
 
 
+def _load_or_build(
+    name: str,
+    path: Path,
+    expected: Mapping[str, tuple[tuple[int, ...], str]],
+    version: int,
+    build: Callable[[bool], tuple[np.ndarray, np.ndarray]],
+    progress: bool,
+    rebuild: bool,
+) -> dict[str, Any]:
+    """Arrays of a database: read from ``path`` when valid, else built, saved and returned."""
+    data = None if rebuild else _load_npz(path, expected, version)
+    if data is None:
+        t0 = time.perf_counter()
+        built = build(progress)
+        if progress:
+            _report(name, time.perf_counter() - t0)
+        data = dict(zip(expected, built, strict=True))
+        _save_npz(path, {"version": np.array(version), **data})
+    return data
+
+
 def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedDatabase:
     """The one-sided database: cached in memory, else read from disk, else built and saved."""
     global _ONE
-    if _ONE is not None and not rebuild:
-        return _ONE
-    path = one_sided_path()
-    shape = (N_ONE_SIDED, N_BINS)
-    data: dict[str, Any] | None = None
-    if not rebuild:
-        data = _load_npz(path, {"off_all": (shape, "f8"), "off_first": (shape, "f8")},
-                         ONE_SIDED_VERSION)
-    if data is None:
-        t0 = time.perf_counter()
-        off_all, off_first = build_one_sided(progress)
-        if progress:
-            _report("one-sided", time.perf_counter() - t0)
-        data = {"off_all": off_all, "off_first": off_first}
-        _save_npz(path, {"version": np.array(ONE_SIDED_VERSION), **data})
-    _ONE = OneSidedDatabase(data["off_all"], data["off_first"])
+    if _ONE is None or rebuild:
+        shape = (N_ONE_SIDED, N_BINS)
+        data = _load_or_build(
+            "one-sided",
+            one_sided_path(),
+            {"off_all": (shape, "f8"), "off_first": (shape, "f8")},
+            ONE_SIDED_VERSION,
+            build_one_sided,
+            progress,
+            rebuild,
+        )
+        _ONE = OneSidedDatabase(data["off_all"], data["off_first"])
     return _ONE
 
 
 def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedDatabase:
     """The two-sided database: cached in memory, else read from disk, else built and saved."""
     global _TWO
-    if _TWO is not None and not rebuild:
-        return _TWO
-    path = two_sided_path()
-    n = N_TWO_SIDED_SIDE
-    data: dict[str, Any] | None = None
-    if not rebuild:
-        data = _load_npz(path, {"win": ((n, n), "f8"), "no_double": ((3, n, n), "f8")},
-                         TWO_SIDED_VERSION)
-    if data is None:
-        t0 = time.perf_counter()
-        win, nd = build_two_sided(progress)
-        if progress:
-            _report("two-sided", time.perf_counter() - t0)
-        data = {"win": win, "no_double": nd}
-        _save_npz(path, {"version": np.array(TWO_SIDED_VERSION), **data})
-    _TWO = TwoSidedDatabase(data["win"], data["no_double"])
+    if _TWO is None or rebuild:
+        n = N_TWO_SIDED_SIDE
+        data = _load_or_build(
+            "two-sided",
+            two_sided_path(),
+            {"win": ((n, n), "f8"), "no_double": ((3, n, n), "f8")},
+            TWO_SIDED_VERSION,
+            build_two_sided,
+            progress,
+            rebuild,
+        )
+        _TWO = TwoSidedDatabase(data["win"], data["no_double"])
     return _TWO
