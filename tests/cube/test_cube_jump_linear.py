@@ -151,10 +151,29 @@ def test_pieces_continuous_and_monotone(W: float, L: float, a: float, al: float,
         assert np.all(np.diff(eq[key]) >= -1e-12), key
     assert float(eq["owned"][0]) == pytest.approx(-L) and float(eq["owned"][-1]) == pytest.approx(W)
     assert np.all(eq["owned"] >= eq["unavailable"] - 1e-12)
-    pts = pcs.points
-    order = ["tg_u", "tp", "rd_u", "id_u", "id_o", "rd_o", "cp", "tg_o"]
-    vals = [float(pts[k]) for k in order]
+
+
+POINT_ORDER = ["tg_u", "tp", "rd_u", "id_u", "id_o", "rd_o", "cp", "tg_o"]
+
+
+@given(W=st.floats(1, 2.25), L=st.floats(1, 3), a=st.floats(0.01, 0.2),
+       al=st.floats(0.01, 0.2), jac=st.booleans())
+def test_decision_points_ordered(W: float, L: float, a: float, al: float, jac: bool) -> None:
+    pts = linear_pieces(W, L, a, al, jacoby=jac).points
+    vals = [float(pts[k]) for k in POINT_ORDER]
     assert all(x <= y + 1e-12 for x, y in zip(vals, vals[1:], strict=False))
+
+
+def test_decision_points_unordered_outside_validity_region() -> None:
+    """Backgammon-heavy wins with a large, lopsided volatility break the linear approximation.
+
+    At W = 3, L = 1, alpha_r = 0.195, alpha_l = 0.125 the centred line rises above the owned line,
+    so the initial-double point passes the redouble point; the docstring of linear_pieces says so.
+    """
+    pcs = linear_pieces(3.0, 1.0, 0.1953125, 0.125)
+    eq = evaluate(pcs, np.array([0.2]))
+    assert float(eq["centered"][0]) > float(eq["owned"][0])
+    assert float(pcs.points["id_o"]) > float(pcs.points["rd_o"])
 
 
 def test_local_volatility_moves_doubling_points_only() -> None:
