@@ -152,9 +152,9 @@ def linear_pieces(
     """Return all linear-approximation pieces and the ten decision points (player's view).
 
     Volatilities are used as given (apply any statistical scale before calling). The points come out
-    ordered tg_u <= tp <= rd_u <= id_u <= id_o <= rd_o <= cp <= tg_o for W <= 2.25 (any L, both
-    volatilities up to 0.2); beyond that, e.g. W = 3, L = 1, alpha_r >= 0.18 > alpha_l, the centred
-    line can rise above the owned one and id_o passes rd_o: the approximation is outside its range.
+    ordered tg_u <= tp <= rd_u <= id_u <= id_o <= rd_o <= cp <= tg_o for W, L <= 2.25 (volatilities up
+    to 0.2, with or without Jacoby); beyond that, e.g. W = 3, L = 1, alpha_r >= 0.18 > alpha_l, the
+    centred line can rise above the owned one and id_o passes rd_o: the approximation is out of range.
     """
     W_, L_ = check_win_value(W, "W"), check_win_value(L, "L")
     ar = check_volatility(alpha_r, "alpha_r")
