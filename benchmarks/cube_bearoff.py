@@ -402,6 +402,10 @@ def bench_cube_bearoff(
         (cube.janowski(0.68), False),
         (cube.janowski(0.8), False),
         (cube.janowski_refined(0.6, 0.8), False),
+        (cube.live(capped=True), False),
+        (cube.janowski(0.5, capped=True), False),
+        (cube.janowski(0.68, capped=True), False),
+        (cube.janowski(0.8, capped=True), False),
     ]
     if best_x not in (0.0, 0.5, 0.68, 0.8, 1.0):
         models.append((cube.janowski(best_x), False))

@@ -314,14 +314,27 @@ class CubeStrategy(ABC):
 
 
 class JanowskiStrategy(CubeStrategy):
-    """Janowski's (refined) general model: x1 for the side on roll, x2 for the opponent."""
+    """Janowski's (refined) general model: x1 for the side on roll, x2 for the opponent.
 
-    def __init__(self, x1: float, x2: float | None = None, name: str | None = None) -> None:
+    ``capped=True`` is the play mode: the article's straight lines (5)-(7) are a dead/live mix
+    whose live part keeps rising past the cash point (and falling below the take point), so
+    without gammons (W = 1) a position near P = 1 is worth more than 1 and is called "too
+    good".  Capped, the live part follows the live cube's piecewise curve instead (owned:
+    (CP, 1) to (1, W); unavailable: (0, -L) to (TP, -1)), as gnubg's interpolation does, and
+    the centred equity is kept between the capped unavailable and owned equities.  Inside
+    the doubling window both modes agree.
+    """
+
+    def __init__(self, x1: float, x2: float | None = None, name: str | None = None, *,
+                 capped: bool = False) -> None:
         self.model = JanowskiModel(x1, x2)
+        self.capped = capped
         if name is None:
             m = self.model
             name = (f"janowski({m.x1:g})" if m.x1 == m.x2
                     else f"janowski_refined({m.x1:g}, {m.x2:g})")
+            if capped:
+                name = name[:-1] + ", capped)"
         self.name = name
 
     def _equities(
@@ -331,13 +344,36 @@ class JanowskiStrategy(CubeStrategy):
         m = self.model
         o = m.owned(P, W, L)
         u = m.unavailable(P, W, L)
+        c = m.centered(P, W, L, jacoby=jacoby)
+        if self.capped:
+            o, u, c = _capped(P, W, L, m.x1, m.x2, o, u, c)
         return {
-            "centered": m.centered(P, W, L, jacoby=jacoby),
+            "centered": c,
             "owned": o,
             "unavailable": u,
             "owned_doubled": o,
             "unavailable_doubled": u,
         }
+
+
+def _capped(P: FloatArray, W: FloatArray, L: FloatArray, x1: float, x2: float, owned: FloatArray,
+            unavailable: FloatArray, centered: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Return (owned, unavailable, centred) with the live part capped as in JanowskiStrategy."""
+    S = W + L + 0.5
+    cp = (L + 1.0) / S
+    tp = (L - 0.5) / S
+    # owned: the straight live line P S - L passes (CP, 1); past it the live cube cashes or
+    # plays on for gammons along (CP, 1) -> (1, W)
+    live_line = P * S - L
+    live_owned = np.where(cp < P, 1.0 + (P - cp) * (W - 1.0) / np.maximum(1.0 - cp, 1e-12), live_line)
+    owned = owned - x1 * np.maximum(live_line - live_owned, 0.0)
+    # unavailable: the line P S - L - 1/2 passes (TP, -1); below it the opponent cashes or plays
+    # on along (0, -L) -> (TP, -1)
+    live_line_u = live_line - 0.5
+    live_unavail = np.where(tp > P, -L + P * (L - 1.0) / np.maximum(tp, 1e-12), live_line_u)
+    unavailable = unavailable + x2 * np.maximum(live_unavail - live_line_u, 0.0)
+    centered = np.clip(centered, unavailable, owned)
+    return owned, unavailable, centered
 
 
 @dataclass
@@ -457,11 +493,15 @@ class JumpStrategy(CubeStrategy):
             pcs = linear_pieces(W, L, ar_s, al_s, jacoby=jacoby)
             eq = evaluate(pcs, P)
             eq["unavailable_doubled"] = eq["unavailable"]
-            return eq
-        if self.approximation == "nonlinear":
-            return nonlinear_equities(P, W, L, ar, al, distribution=self.distribution,
-                                      jacoby=jacoby)
-        return self.table.evaluate(P, W, L, local_alpha, jacoby)
+        elif self.approximation == "nonlinear":
+            eq = nonlinear_equities(P, W, L, ar, al, distribution=self.distribution, jacoby=jacoby)
+        else:
+            eq = self.table.evaluate(P, W, L, local_alpha, jacoby)
+        # With the cube handled optimally by both sides no cube state is worth more than W or
+        # less than -L per unit cube.  Jumps past P = 0 or 1 are extrapolated linearly (the
+        # paper's convention), which can step just outside; unclipped, a gammonless cash at
+        # 1 + 1e-4 would read as "too good".
+        return {k: np.clip(v, -L, W) for k, v in eq.items()}
 
 
 # --------------------------------------------------------------------------- factories
@@ -472,19 +512,19 @@ def dead() -> JanowskiStrategy:
     return JanowskiStrategy(0.0, name="dead")
 
 
-def live() -> JanowskiStrategy:
-    """Return the live-cube strategy (Janowski x = 1)."""
-    return JanowskiStrategy(1.0, name="live")
+def live(*, capped: bool = False) -> JanowskiStrategy:
+    """Return the live-cube strategy (Janowski x = 1); ``capped`` as in JanowskiStrategy."""
+    return JanowskiStrategy(1.0, name="live, capped" if capped else "live", capped=capped)
 
 
-def janowski(x: float) -> JanowskiStrategy:
-    """Return Janowski's general model with cube-life index x for both sides."""
-    return JanowskiStrategy(x)
+def janowski(x: float, *, capped: bool = False) -> JanowskiStrategy:
+    """Return Janowski's general model with cube-life index x for both sides (capped: play mode)."""
+    return JanowskiStrategy(x, capped=capped)
 
 
-def janowski_refined(x1: float, x2: float) -> JanowskiStrategy:
+def janowski_refined(x1: float, x2: float, *, capped: bool = False) -> JanowskiStrategy:
     """Return Janowski's refined model: x1 for the side on roll, x2 for the opponent."""
-    return JanowskiStrategy(x1, x2)
+    return JanowskiStrategy(x1, x2, capped=capped)
 
 
 def jump(

@@ -55,7 +55,9 @@ def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: 
         result["cube"] = {"state": state, "note": "match-play cube decisions are not modelled; money-game theory only"}
     else:
         models = {
-            f"janowski(x={JANOWSKI_X})": cube.janowski(JANOWSKI_X).decision(probs, state, jacoby=jacoby),
+            f"janowski(x={JANOWSKI_X}, capped)": cube.janowski(JANOWSKI_X, capped=True).decision(
+                probs, state, jacoby=jacoby
+            ),
             f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)": cube.jump_local(REMOTE_ALPHA, "numerical").decision(
                 probs, state, jacoby=jacoby, lookahead=outcomes[:, 0]
             ),

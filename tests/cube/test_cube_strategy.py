@@ -197,3 +197,40 @@ def test_bad_strategy_inputs() -> None:
         cube.janowski(0.5).decide(_probs(0.5, 1, 1)[None, :], "sideways")
     with pytest.raises(CubeInputError, match="3 entries for 1"):
         cube.janowski(0.5).decide(_probs(0.5, 1, 1)[None, :], ["owned"] * 3)
+
+
+@pytest.mark.parametrize("x", [0.5, 0.68, 1.0])
+def test_capped_janowski_never_too_good_without_gammons(x: float) -> None:
+    """Without gammons playing on is worth at most the +1 of a cash: capped never says too good."""
+    P = np.linspace(0.0, 1.0, 401)
+    probs = np.zeros((P.size, 5))
+    probs[:, 0] = P
+    plain = cube.janowski(x).decide(probs, "centered")
+    capped = cube.janowski(x, capped=True).decide(probs, "centered")
+    assert plain.too_good.any()  # the article's straight lines do call some of them too good
+    assert not capped.too_good.any()
+    for state in ("centered", "owned", "unavailable"):
+        e = cube.janowski(x, capped=True).equities(probs)
+        assert np.all(np.abs(e[state]) <= 1.0 + 1e-12), state
+    assert np.all(capped.double[P > 0.9])
+
+
+@settings(max_examples=60, deadline=None)
+@given(P=st.floats(0.0, 1.0), W=st.floats(1, 2.5), L=st.floats(1, 2.5), x1=st.floats(0, 1),
+       x2=st.floats(0, 1))
+def test_capped_janowski_agrees_in_window_and_is_ordered(P: float, W: float, L: float, x1: float,
+                                                         x2: float) -> None:
+    """Between the live take and cash points capping changes nothing; everywhere U <= C <= O."""
+    probs = _probs(P, W, L)
+    plain = cube.janowski_refined(x1, x2).equities(probs)
+    capped = cube.janowski_refined(x1, x2, capped=True).equities(probs)
+    S = W + L + 0.5
+    if (L - 0.5) / S <= P <= (L + 1.0) / S:
+        assert capped["owned"] == pytest.approx(plain["owned"])
+        assert capped["unavailable"] == pytest.approx(plain["unavailable"])
+    assert capped["owned"] <= plain["owned"] + 1e-12
+    assert capped["unavailable"] >= plain["unavailable"] - 1e-12
+    assert capped["unavailable"] - 1e-12 <= capped["centered"] <= capped["owned"] + 1e-12
+    # at the ends the capped live part meets the game's value: -L at P = 0, W at P = 1
+    ends = cube.janowski_refined(x1, x2, capped=True).equities(np.stack([_probs(0.0, W, L), _probs(1.0, W, L)]))
+    assert ends["owned"][1] == pytest.approx(W) and ends["unavailable"][0] == pytest.approx(-L)

@@ -1,0 +1,103 @@
+"""The ``jumpgammon`` command line: every command's JSON, its text output and its bad-input errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from engine import Position
+
+START = "4HPwATDgc/ABMA"
+START_MATCH = "cAkZAAAAAAAA"
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    """Run the CLI with --json; return the exit status and the parsed JSON object."""
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_show_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", f"{START}:{START_MATCH}"]) == 0
+    text = capsys.readouterr().out
+    assert f"Position ID: {START}" in text and f"Match ID   : {START_MATCH}" in text
+    code, js = run_json(capsys, "show", START)
+    assert code == 0 and js["position_id"] == START
+
+
+def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> None:
+    code, js = run_json(capsys, "eval", f"{START}:{START_MATCH}")
+    assert code == 0
+    assert js["position_id"] == START and js["match_id"] == START_MATCH and js["plies"] == 0
+    p = js["probabilities"]
+    assert set(p) == {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+    assert 0 <= p["win_backgammon"] <= p["win_gammon"] <= p["win"] <= 1
+    eq = p["win"] - (1 - p["win"]) + p["win_gammon"] - p["lose_gammon"] + p["win_backgammon"] - p["lose_backgammon"]
+    assert js["cubeless_equity"] == pytest.approx(eq, abs=1e-5)
+    assert js["jump_volatility"]["n_pairs"] == 441
+    models = js["cube"]["models"]
+    assert len(models) == 2 and any("capped" in name for name in models)
+    for d in models.values():
+        assert d["double_pass"] == 1.0
+        assert d["equity"] >= min(d["no_double"], d["double_take"], 1.0) - 1e-9
+    # the match ID carries dice 5-2 (gnubg's example), so the moves are ranked
+    assert js["moves"] and js["moves"][0]["rank"] == 1
+
+
+def test_eval_text_shows_board_and_cube(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", START]) == 0
+    text = capsys.readouterr().out
+    assert "Position ID" in text and "jump" in text.lower() and "janowski" in text.lower()
+
+
+def test_hint_ranks_every_play(capsys: pytest.CaptureFixture[str]) -> None:
+    code, js = run_json(capsys, "hint", START, "--dice", "6", "2")
+    assert code == 0
+    kids = Position.from_id(START).children((6, 2))
+    assert len(js["moves"]) == len(kids)
+    assert {m["position_id"] for m in js["moves"]} == {k.id for k in kids}
+    eqs = [m["equity"] for m in js["moves"]]
+    assert eqs == sorted(eqs, reverse=True) and js["moves"][0]["difference"] == 0
+
+
+def test_cube_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, js = run_json(capsys, "cube", "--W", "1.4", "--L", "1.0", "--alpha", "0.10", "--model",
+                        "jump-linear", "--at", "0.3,0.5,0.7")
+    assert code == 0
+    assert set(js["equity_at"]) == {"0.3", "0.5", "0.7"} or set(js["equity_at"]) == {"0.30", "0.50", "0.70"}
+    assert js["tp"] < js["cp"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["show", "notanid"], "notanid"),
+        (["eval", "4HPwATDgc/ABMA:zzzz"], "zzzz"),
+        (["hint", START, "--dice", "7", "2"], "7"),
+        (["cube", "--W", "0.5", "--L", "1", "--model", "janowski", "--x", "0.7"], "0.5"),
+        (["cube", "--W", "1.4", "--L", "1", "--model", "jump-linear"], "--alpha"),
+    ],
+)
+def test_bad_input_is_a_json_error(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    code, js = run_json(capsys, *argv)
+    assert code == 2 and needle in js["error"]
+
+
+def test_bad_input_without_json_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "notanid"]) == 2
+    err = capsys.readouterr().err
+    assert "jumpgammon show: error" in err and "notanid" in err
+
+
+def test_train_then_tournament_against_pubeval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tiny.jgw"
+    code, js = run_json(capsys, "train", "--games", "8", "--parallel", "4", "--hidden", "8", "--no-bearoff",
+                        "--out", str(out), "--checkpoint-every", "4")
+    assert code == 0 and out.exists() and js["games"] >= 8
+    code, js = run_json(capsys, "tournament", str(out), "pubeval", "--pairs", "2", "--seed", "3")
+    assert code == 0 and js["games"] == 4
+    assert abs(js["ppg"]) <= 3
