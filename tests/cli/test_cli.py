@@ -44,7 +44,7 @@ def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> N
     for d in models.values():
         assert d["double_pass"] == 1.0
         assert d["equity"] >= min(d["no_double"], d["double_take"], 1.0) - 1e-9
-    # the match ID carries dice 5-2 (gnubg's example), so the moves are ranked
+    # the match ID carries dice 6-2, so the moves are ranked
     assert js["moves"] and js["moves"][0]["rank"] == 1
 
 
