@@ -46,7 +46,7 @@ import weakref
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 
 from engine.fibs import MONEY, FibsBoard, parse_external_reply
 from engine.position import Position
@@ -57,6 +57,16 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 DOUBLE_REPLIES = frozenset({"double", "roll"})
 TAKE_REPLIES = frozenset({"take", "drop", "beaver"})
 Owner = Literal["centre", "player", "opponent"]
+
+
+class DecisionContext(TypedDict, total=False):
+    """The game around a decision: cube value and holder, match length and score (own first), Crawford."""
+
+    cube: int
+    owner: Owner
+    match_length: int
+    score: tuple[int, int]
+    crawford: bool
 
 
 class GnubgExternalError(RuntimeError):
@@ -340,33 +350,15 @@ class GnubgExternal:
         crawford: bool = False,
     ) -> str:
         """gnubg's raw move text for the side on roll in ``position`` with ``dice`` (``score``: its own first)."""
-        board = FibsBoard.from_position(
-            position,
-            dice=dice,
-            cube=cube,
-            player_may_double=owner != "opponent",
-            opponent_may_double=owner != "player",
-            match_length=match_length,
-            score=score,
-            crawford=crawford,
-        )
+        board = _decision_board(position, dice, cube, owner, match_length, score, crawford)
         return self.request(self._line(self._for_decision(board)))
 
-    def choose(
-        self,
-        position: Position,
-        dice: tuple[int, int],
-        *,
-        cube: int = 1,
-        owner: Owner = "centre",
-        match_length: int = MONEY,
-        score: tuple[int, int] = (0, 0),
-        crawford: bool = False,
-    ) -> Position:
-        """gnubg's play: one of ``position.children(dice)`` (opponent's view); raises GnubgReplyError."""
-        reply = self.move_reply(
-            position, dice, cube=cube, owner=owner, match_length=match_length, score=score, crawford=crawford
-        )
+    def choose(self, position: Position, dice: tuple[int, int], **context: Unpack[DecisionContext]) -> Position:
+        """gnubg's play: one of ``position.children(dice)`` (opponent's view); raises GnubgReplyError.
+
+        ``context``: the keywords of :meth:`move_reply` (cube, owner, match_length, score, crawford).
+        """
+        reply = self.move_reply(position, dice, **context)
         try:
             return parse_external_reply(reply, position, dice)
         except ValueError as exc:
@@ -396,16 +388,7 @@ class GnubgExternal:
         """
         if owner == "opponent":
             return False
-        board = FibsBoard.from_position(
-            position,
-            dice=(0, 0),
-            cube=cube,
-            player_may_double=owner != "opponent",
-            opponent_may_double=owner != "player",
-            match_length=match_length,
-            score=score,
-            crawford=crawford,
-        )
+        board = _decision_board(position, (0, 0), cube, owner, match_length, score, crawford)
         return self._cube_word(self._for_decision(board), DOUBLE_REPLIES) == "double"
 
     def take_decision(
@@ -467,6 +450,28 @@ class GnubgExternal:
         if len(values) != 6:
             raise GnubgReplyError(f"gnubg's evaluation {reply!r} is not six numbers")
         return values
+
+
+def _decision_board(
+    position: Position,
+    dice: tuple[int, int],
+    cube: int,
+    owner: Owner,
+    match_length: int,
+    score: tuple[int, int],
+    crawford: bool,
+) -> FibsBoard:
+    """The board asking the side on roll in ``position`` for a move (dice) or a double (0, 0)."""
+    return FibsBoard.from_position(
+        position,
+        dice=dice,
+        cube=cube,
+        player_may_double=owner != "opponent",
+        opponent_may_double=owner != "player",
+        match_length=match_length,
+        score=score,
+        crawford=crawford,
+    )
 
 
 def gnubg_available(executable: str = GNUBG) -> bool:

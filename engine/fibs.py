@@ -35,7 +35,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from engine.errors import IllegalMove, InvalidFibsBoard
-from engine.notation import BAR, OFF, replay_hops
+from engine.notation import OFF, parse_point, replay_hops
 from engine.position import Position
 
 N_FIELDS = 53
@@ -285,19 +285,6 @@ def _check_context(
 _HOP_TOKEN_RE = re.compile(r"^(?:bar|off|\d{1,2})\*?(?:[/-](?:bar|off|\d{1,2})\*?)+(?:\((\d)\))?$", re.IGNORECASE)
 
 
-def _external_point(token: str, text: str) -> int:
-    """The mover's point number of a reply token (25 = bar, 0 = off); raises IllegalMove."""
-    low = token.lower()
-    if low == "bar":
-        return BAR
-    if low == "off":
-        return OFF
-    value = int(low)
-    if not 0 <= value <= 25:
-        raise IllegalMove(f"gnubg reply {text!r}: point {token!r} is not between 0 and 25")
-    return value
-
-
 def _external_hops(text: str) -> tuple[list[tuple[int, int]], list[bool]]:
     """Single-checker hops of a reply and whether each is marked as a hit; raises IllegalMove."""
     tokens = text.replace(",", " ").split()
@@ -311,7 +298,7 @@ def _external_hops(text: str) -> tuple[list[tuple[int, int]], list[bool]]:
             raise IllegalMove(f"gnubg reply {text!r}: cannot read {token!r} (expected e.g. 24/18, 25/22*, 6/0)")
         repeat = int(match.group(1)) if match.group(1) else 1
         parts = re.split(r"[/-]", token.split("(")[0])
-        points = [_external_point(p.rstrip("*"), text) for p in parts]
+        points = [parse_point(p.rstrip("*"), text, "gnubg reply") for p in parts]
         hit_marks = [p.endswith("*") for p in parts]
         for _ in range(repeat):
             for k in range(1, len(points)):

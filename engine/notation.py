@@ -106,7 +106,8 @@ def format_hops(hops: Sequence[tuple[int, int]], hits: Sequence[bool]) -> str:
     return " ".join(t if n == 1 else f"{t}({n})" for _, t, n in grouped)
 
 
-def _parse_point(token: str, text: str) -> int:
+def parse_point(token: str, text: str, what: str = "move") -> int:
+    """The mover's point number of a token of ``text`` (25 = bar, 0 = off); raises IllegalMove naming both."""
     low = token.lower()
     if low == "bar":
         return BAR
@@ -114,7 +115,7 @@ def _parse_point(token: str, text: str) -> int:
         return OFF
     value = int(low)
     if not 0 <= value <= 25:
-        raise IllegalMove(f"move {text!r}: point {token!r} is not between 0 and 25")
+        raise IllegalMove(f"{what} {text!r}: point {token!r} is not between 0 and 25")
     return value
 
 
@@ -129,7 +130,7 @@ def parse_hops(text: str) -> list[tuple[int, int]]:
             raise IllegalMove(f"move {text!r}: cannot read {token!r} (expected e.g. 24/18, bar/22*, 6/off, 8/5(2))")
         repeat = int(match.group(1)) if match.group(1) else 1
         body = token.split("(")[0]
-        points = [_parse_point(p.rstrip("*"), text) for p in body.split("/")]
+        points = [parse_point(p.rstrip("*"), text) for p in body.split("/")]
         for src, dst in zip(points, points[1:], strict=False):
             if dst >= src:
                 raise IllegalMove(f"move {text!r}: {token!r} does not move toward home")
