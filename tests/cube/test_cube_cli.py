@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from cli.main import main
 from cube import POINT_NAMES, implied_cube_life
 
 
-def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:  # type: ignore[type-arg]
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
     assert main(["cube", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 

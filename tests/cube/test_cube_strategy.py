@@ -182,8 +182,10 @@ def test_cubeful_equity_between_models(P: float, W: float, L: float, x: float) -
     """Owning the cube is worth at least a centred cube, which beats an unavailable one."""
     s = cube.janowski(x)
     e = s.equities(_probs(P, W, L))
-    assert e["owned"] >= e["centered"] - 1e-9 or JanowskiModel(x).points(W, L).tg_o < P
-    assert e["centered"] >= e["unavailable"] - 1e-9 or JanowskiModel(x).points(W, L).tg_u > P
+    pts = JanowskiModel(x).points(W, L)
+    assert pts.tg_o is not None and pts.tg_u is not None
+    assert e["owned"] >= e["centered"] - 1e-9 or pts.tg_o < P
+    assert e["centered"] >= e["unavailable"] - 1e-9 or pts.tg_u > P
 
 
 def test_bad_strategy_inputs() -> None:

@@ -15,7 +15,10 @@ from nets.weights import WeightsFormatError, decode_weights, encode_weights
 
 
 def test_encode_decode_round_trip_on_tiny_tensors() -> None:
-    tensors = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.array([1.5], np.float64)}
+    tensors: dict[str, np.ndarray] = {
+        "a": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "b": np.array([1.5], np.float64),
+    }
     header, back = decode_weights(encode_weights({"note": "tiny"}, tensors))
     assert header["note"] == "tiny" and header["format_version"] == 1
     for k, v in tensors.items():
