@@ -33,13 +33,18 @@ def _first_bad(arr: FloatArray, bad: NDArray[np.bool_]) -> float:
     return float(arr[bad].flat[0]) if arr.ndim else float(arr)
 
 
-def check_probability(value: ArrayLike, name: str = "P") -> FloatArray:
-    """Return ``value`` as an array after checking every element lies in [0, 1]."""
+def _check_unit_interval(value: ArrayLike, name: str, label: str) -> FloatArray:
+    """Return ``value`` as an array clipped to [0, 1] after checking it lies there (to rounding)."""
     arr = as_float_array(value, name)
     bad = (arr < -_EPS) | (arr > 1.0 + _EPS)
     if np.any(bad):
-        raise CubeInputError(f"{name} = {_first_bad(arr, bad)!r} is outside [0, 1]")
+        raise CubeInputError(f"{label} = {_first_bad(arr, bad)!r} is outside [0, 1]")
     return np.clip(arr, 0.0, 1.0)
+
+
+def check_probability(value: ArrayLike, name: str = "P") -> FloatArray:
+    """Return ``value`` as an array after checking every element lies in [0, 1]."""
+    return _check_unit_interval(value, name, name)
 
 
 def check_win_value(value: ArrayLike, name: str) -> FloatArray:
@@ -56,11 +61,7 @@ def check_win_value(value: ArrayLike, name: str) -> FloatArray:
 
 def check_cube_life(value: ArrayLike, name: str = "x") -> FloatArray:
     """Return a Janowski cube-life index as an array after checking it lies in [0, 1]."""
-    arr = as_float_array(value, name)
-    bad = (arr < -_EPS) | (arr > 1.0 + _EPS)
-    if np.any(bad):
-        raise CubeInputError(f"cube-life index {name} = {_first_bad(arr, bad)!r} is outside [0, 1]")
-    return np.clip(arr, 0.0, 1.0)
+    return _check_unit_interval(value, name, f"cube-life index {name}")
 
 
 def check_volatility(value: ArrayLike, name: str = "alpha") -> FloatArray:
