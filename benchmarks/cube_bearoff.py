@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from tqdm import tqdm
 
 import cube
 from cube.strategy import CubeStrategy
@@ -346,9 +347,12 @@ def _fit_cost(s: dict[str, dict[str, Any]]) -> float:
 # --- the benchmark ---------------------------------------------------------------------------
 
 
-def _log(progress: bool, msg: str) -> None:
-    if progress:
-        print(msg, file=sys.stderr, flush=True)
+def _stage(bar: tqdm, msg: str) -> None:
+    """Count one finished stage on the progress bar (stderr) and log what it found."""
+    bar.update(1)
+    bar.set_postfix_str(msg[:60])
+    if not bar.disable:
+        tqdm.write(msg, file=sys.stderr)
 
 
 def _jump(alpha: float, approximation: str) -> CubeStrategy:
@@ -376,6 +380,7 @@ def bench_cube_bearoff(
     fitted rows then use alpha 0.1 and x 0.68); ``local=False`` skips the jump_local models.
     """
     t_start = time.perf_counter()
+    bar = tqdm(desc="cube-bearoff", unit="stage", disable=not progress, file=sys.stderr)
     db = load_two_sided(progress=progress)
     i, j = position_indices(sample, seed)
     ref = exact_reference(db, i, j)
@@ -392,7 +397,7 @@ def bench_cube_bearoff(
         for approx in cube.APPROXIMATIONS:
             best_alpha[approx], costs = _fit(partial(_jump, approximation=approx), ALPHA_GRID, win, ref)
             fits[f"jump_alpha_{approx}"] = {"grid": list(ALPHA_GRID), "fit_cost": costs, "best": best_alpha[approx]}
-            _log(progress, f"fit {approx}: alpha = {best_alpha[approx]:g}")
+            _stage(bar, f"fit {approx}: alpha = {best_alpha[approx]:g}")
         timings["fits"] = time.perf_counter() - t0
 
     models: list[tuple[CubeStrategy, bool]] = [
@@ -422,17 +427,20 @@ def bench_cube_bearoff(
         fits["local_alpha_quantiles"] = {
             f"{q:g}": float(np.quantile(alpha_local, q)) for q in (0.1, 0.25, 0.5, 0.75, 0.9)
         }
-        _log(progress, f"lookahead: {timings['lookahead']:.1f} s, max |P_a - win| = {worst:.2g}")
+        _stage(bar, f"lookahead: {timings['lookahead']:.1f} s, max |P_a - win| = {worst:.2g}")
         for ap in ("linear", "numerical"):
             models += [(cube.jump_local(a, ap), True) for a in sorted({0.1, best_alpha[ap]})]
 
+    bar.total = bar.n + len(models)
+    bar.refresh()
     rows: list[dict[str, Any]] = [{"model": "exact (oracle)", "scores": score(oracle_decisions(ref), ref)}]
     for strategy, needs_local in models:
         t0 = time.perf_counter()
         dec = strategy_decisions(strategy, win, alpha_local if needs_local else None)
         rows.append({"model": strategy.name, "scores": score(dec, ref)})
         timings[strategy.name] = time.perf_counter() - t0
-        _log(progress, f"{strategy.name}: {timings[strategy.name]:.1f} s")
+        _stage(bar, f"{strategy.name}: {timings[strategy.name]:.1f} s")
+    bar.close()
 
     total = time.perf_counter() - t_start
     return {

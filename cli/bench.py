@@ -6,18 +6,25 @@ import argparse
 import json
 
 from benchmarks.speed import bench_eval, bench_movegen
+from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
     p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff"], help="what to measure")
-    p.add_argument("--device", default="cpu", help="torch device for eval (cpu, cuda)")
-    p.add_argument("--weights", default=None, help="weights file for eval")
-    p.add_argument("--games", type=int, default=200, help="seeded games supplying the positions")
-    p.add_argument("--repeats", type=int, default=5, help="timed repeats; the best is reported")
-    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead for gnubg")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--device", type=torch_device, default="cpu", help="torch device for eval (cpu, cuda)")
+    p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval and gnubg")
+    p.add_argument("--games", type=int_range(1, 1_000_000), default=200, help="seeded games supplying the positions")
+    p.add_argument("--repeats", type=int_range(1, 1000), default=5, help="timed repeats; the best is reported")
+    p.add_argument("--plies", type=PLIES, default=0, help="lookahead for gnubg, 0-2")
+    p.add_argument(
+        "--sample",
+        type=int_range(1, 851_929),
+        default=None,
+        help="cube-bearoff: seeded sample of two-sided positions (default: all 851,929)",
+    )
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -41,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "cube-bearoff":
         from benchmarks import cube_bearoff
 
-        result = cube_bearoff.bench_cube_bearoff(progress=not args.json)
+        result = cube_bearoff.bench_cube_bearoff(sample=args.sample, progress=True)
         print(json.dumps(result) if args.json else cube_bearoff.markdown_table(result))
         return 0
     if args.what == "eval":

@@ -1,13 +1,84 @@
-"""Arguments shared by the commands that evaluate a position."""
+"""Arguments and argparse types shared by the subcommands; every bad value names its option."""
 
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+
+def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type for an integer in [low, high] (no upper bound when ``high`` is None)."""
+    span = f"from {low} to {high}" if high is not None else f"{low} or more"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_range(low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> Callable[[str], float]:
+    """An argparse type for a finite number in the interval from ``low`` to ``high`` (ends open as asked)."""
+    span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}") from None
+        inside = math.isfinite(value) and (value > low if low_open else value >= low)
+        inside = inside and (value < high if high_open else value <= high)
+        if not inside:
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def existing_file(text: str) -> Path:
+    """An argparse type for a path that must name an existing regular file."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an existing file")
+    return path
+
+
+def torch_device(text: str) -> str:
+    """An argparse type for a torch device this machine has: ``cpu``, or ``cuda``/``cuda:N`` with CUDA."""
+    kind, _, index = text.partition(":")
+    if text == "cpu":
+        return text
+    if kind != "cuda" or (index and not index.isdigit()):
+        raise argparse.ArgumentTypeError(f"device {text!r} is not cpu, cuda or cuda:N")
+    import torch  # only the commands that evaluate take --device, and they load torch anyway
+
+    if not torch.cuda.is_available():
+        raise argparse.ArgumentTypeError(f"device {text!r}: this machine has no CUDA device")
+    if index and int(index) >= torch.cuda.device_count():
+        raise argparse.ArgumentTypeError(f"device {text!r}: only {torch.cuda.device_count()} CUDA devices")
+    return text
+
+
+PLIES = int_range(0, 2)
+
+
+def add_json_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--json``: one JSON object on stdout, errors as ``{"error": ...}``."""
+    p.add_argument("--json", action="store_true", help="machine-readable output (one JSON object on stdout)")
 
 
 def add_evaluation_arguments(p: argparse.ArgumentParser) -> None:
     """Add the position ID, ``--plies``, ``--weights`` and ``--json`` arguments."""
     p.add_argument("id", metavar="POSITIONID[:MATCHID]")
-    p.add_argument("--plies", type=int, default=0, choices=[0, 1, 2], help="lookahead depth")
-    p.add_argument("--weights", default=None, help="weights file (default: the shipped net)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plies", type=PLIES, default=0, help="lookahead depth, 0-2")
+    p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
+    add_json_argument(p)

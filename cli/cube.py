@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from cli.common import add_json_argument, float_range, int_range
 from cube.distributions import DISTRIBUTIONS
 from cube.points import POINT_NAMES
 from cube.report import MODELS, plot_equities, report
@@ -21,24 +22,30 @@ def register(sub: argparse._SubParsersAction) -> None:
             "state W, L under a cube model."
         ),
     )
-    p.add_argument("--W", type=float, required=True, help="average value of games won (>= 1)")
-    p.add_argument("--L", type=float, required=True, help="average value of games lost (>= 1)")
+    p.add_argument("--W", type=float_range(1, 3), required=True, help="average value of games won (>= 1)")
+    p.add_argument("--L", type=float_range(1, 3), required=True, help="average value of games lost (>= 1)")
     p.add_argument("--model", choices=MODELS, default="jump-linear")
-    p.add_argument("--x", type=float, help="Janowski cube-life index (both sides)")
-    p.add_argument("--x1", type=float, help="refined model: index of the side on roll")
-    p.add_argument("--x2", type=float, help="refined model: index of the opponent")
-    p.add_argument("--alpha", type=float, help="jump volatility E|J| (remote)")
-    p.add_argument("--local-alpha", type=float, help="local jump volatility (linear/nonlinear)")
+    p.add_argument("--x", type=float_range(0, 1), help="Janowski cube-life index (both sides)")
+    p.add_argument("--x1", type=float_range(0, 1), help="refined model: index of the side on roll")
+    p.add_argument("--x2", type=float_range(0, 1), help="refined model: index of the opponent")
+    p.add_argument(
+        "--alpha", type=float_range(0, 0.5, low_open=True, high_open=True), help="jump volatility E|J| (remote)"
+    )
+    p.add_argument(
+        "--local-alpha",
+        type=float_range(0, 0.5, low_open=True, high_open=True),
+        help="local jump volatility (linear/nonlinear)",
+    )
     p.add_argument("--distribution", choices=DISTRIBUTIONS, default="double-exponential")
     p.add_argument(
         "--statistical", action="store_true", help="scale alpha by 1.24 (statistical estimates; jump-linear only)"
     )
-    p.add_argument("--grid", type=int, default=400, help="P buckets of jump-numerical")
+    p.add_argument("--grid", type=int_range(20, 20_000), default=400, help="P buckets of jump-numerical")
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
     p.add_argument("--at", default="", help="comma-separated P values, e.g. 0.3,0.5,0.7")
     p.add_argument("--plot", metavar="FILE.png", help="draw the three equity curves")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_evaluation_arguments
-from engine import parse_id_pair
-from engine.position import _check_dice
+from cli.common import add_evaluation_arguments, int_range
+from engine import InvalidDice, check_dice, parse_id_pair
 from nets import load_evaluator
 from nets.analysis import format_moves, moves_json
 
@@ -16,7 +15,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``hint`` subcommand."""
     p = sub.add_parser("hint", help="rank every legal play of a roll")
     p.add_argument(
-        "--dice", type=int, nargs=2, metavar=("A", "B"), default=None, help="the roll (default: the match ID's dice)"
+        "--dice",
+        type=int_range(1, 6),
+        nargs=2,
+        metavar=("A", "B"),
+        default=None,
+        help="the roll (default: the match ID's dice)",
     )
     add_evaluation_arguments(p)
     p.set_defaults(func=run)
@@ -26,7 +30,9 @@ def run(args: argparse.Namespace) -> int:
     """Rank the moves and print them; returns 0."""
     position, match = parse_id_pair(args.id)
     dice = tuple(args.dice) if args.dice else (match.dice if match else (0, 0))
-    d1, d2 = _check_dice(dice)
+    if dice == (0, 0):
+        raise InvalidDice(f"{args.id!r} has no dice rolled: give --dice A B")
+    d1, d2 = check_dice(dice)
     moves = moves_json(load_evaluator(args.weights), position, (d1, d2), args.plies)
     if args.json:
         print(json.dumps({"position_id": position.id, "dice": [d1, d2], "plies": args.plies, "moves": moves}))

@@ -7,6 +7,7 @@ import json
 
 from benchmarks.pubeval import PubevalPolicy
 from benchmarks.tournament import BatchPolicy, EvaluatorPolicy, play_tournament
+from cli.common import add_json_argument, int_range
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,9 +15,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tournament", help="bot-vs-bot points per game with standard error")
     p.add_argument("a", help="player A: 'jumpgammon', 'pubeval' or a weights file path")
     p.add_argument("b", help="player B: same choices")
-    p.add_argument("--pairs", type=int, default=1000, help="dice sequences, each played with both seatings")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--pairs", type=int_range(2, 10_000_000), default=1000, help="dice sequences, each played with both seatings"
+    )
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -33,7 +36,7 @@ def make_policy(spec: str) -> BatchPolicy:
 
 def run(args: argparse.Namespace) -> int:
     """Play and report A's points per game; returns 0."""
-    result = play_tournament(make_policy(args.a), make_policy(args.b), args.pairs, args.seed, progress=not args.json)
+    result = play_tournament(make_policy(args.a), make_policy(args.b), args.pairs, args.seed, progress=True)
     if args.json:
         print(json.dumps(result.to_json()))
     else:

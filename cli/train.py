@@ -1,4 +1,4 @@
-"""``jumpgammon train``: batched self-play TD training, resumable from its weights file."""
+"""``jumpgammon train --out RUN.jgw --games N``: batched self-play TD training, resumable from RUN."""
 
 from __future__ import annotations
 
@@ -6,52 +6,81 @@ import argparse
 import json
 from pathlib import Path
 
-from training.config import TrainConfig
+from cli.common import add_json_argument, float_range, int_range, torch_device
+from nets.model import MAX_LAYERS, MAX_WIDTH
+from training.config import DEFAULT_HIDDEN, TrainConfig
 from training.td import train
+
+
+def hidden_widths(text: str) -> tuple[int, ...]:
+    """An argparse type for hidden layer widths such as ``128,64``."""
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 128,64, got {text!r}") from None
+    if not 1 <= len(widths) <= MAX_LAYERS or not all(1 <= w <= MAX_WIDTH for w in widths):
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}, got {text!r}")
+    return widths
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``train`` subcommand."""
-    d = TrainConfig()
-    p = sub.add_parser("train", help="self-play TD training (resumes from --out if it exists)")
-    p.add_argument("--games", type=int, default=d.games, help="games to play in this run")
-    p.add_argument("--parallel", type=int, default=d.parallel_games, help="games played in lockstep")
-    p.add_argument("--lr", type=float, default=d.learning_rate, help="Adam learning rate")
-    p.add_argument("--hidden", type=str, default=",".join(map(str, d.hidden)), help="hidden widths, e.g. 128,64")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--exploration", type=float, default=d.exploration)
+    p = sub.add_parser(
+        "train",
+        help="self-play TD training into a run file (resumed when it exists)",
+        description=(
+            "Self-play TD(0) training. --out names the run's file: it is created, or resumed when it "
+            "exists, and the run stops when it holds --games games in total, so rerunning the same "
+            "command after an interruption finishes the run exactly as if it had not stopped. "
+            "The shipped net is never written here: see 'jumpgammon weights promote'."
+        ),
+    )
+    d = TrainConfig(out=Path("run.jgw"))
+    p.add_argument("--out", type=Path, required=True, help="the run's checkpoint file (not in weights/)")
+    p.add_argument("--games", type=int_range(1), default=d.games, help="the run's target in games, in total")
+    p.add_argument("--parallel", type=int_range(1, 1 << 16), default=d.parallel_games, help="games in lockstep")
+    p.add_argument("--lr", type=float_range(0, 1, low_open=True), default=d.learning_rate, help="Adam learning rate")
+    p.add_argument(
+        "--hidden",
+        type=hidden_widths,
+        default=None,
+        help=f"hidden widths of a new run (default {','.join(map(str, DEFAULT_HIDDEN))}); a resumed run keeps its own",
+    )
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="seed of a new run (default 1)")
+    p.add_argument("--exploration", type=float_range(0, 1), default=d.exploration, help="chance of a random move")
     p.add_argument("--no-bearoff", action="store_true", help="do not use the bearoff databases")
-    p.add_argument("--out", type=Path, default=d.out, help="weights file (resumed when present)")
-    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument(
+        "--checkpoint-every", type=int_range(1), default=d.checkpoint_every, help="games between checkpoints"
+    )
     p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument("--device", type=torch_device, default="cpu", help="torch device: cpu, cuda, cuda:N")
+    p.add_argument("--threads", type=int_range(0, 1024), default=0, help="torch threads (0: torch's default)")
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Train and report the final state; returns 0."""
     cfg = TrainConfig(
+        out=args.out,
         games=args.games,
         parallel_games=args.parallel,
         learning_rate=args.lr,
-        hidden=tuple(int(h) for h in args.hidden.split(",")),
+        hidden=args.hidden,
         seed=args.seed,
         exploration=args.exploration,
         use_bearoff=not args.no_bearoff,
-        out=args.out,
         checkpoint_every=args.checkpoint_every,
         log=args.log,
         device=args.device,
         threads=args.threads,
     )
-    state = train(cfg, progress=not args.json)
+    state = train(cfg, progress=True)
     result = {
         "games": state.games,
         "positions": state.positions,
         "seconds": round(state.seconds, 1),
         "weights": str(cfg.out),
     }
-    print(json.dumps(result) if args.json else f"trained {state.games:,} games in total; weights in {cfg.out}")
+    print(json.dumps(result) if args.json else f"{cfg.out}: {state.games:,} games in total")
     return 0

@@ -3,22 +3,36 @@
 from engine.batch import children_batch, parse_id_pair
 from engine.display import board_text
 from engine.errors import (
-    EngineError,
+    AmbiguousMove,
     IllegalMove,
+    InvalidDice,
     InvalidFibsBoard,
     InvalidMatchId,
+    InvalidMatchState,
+    InvalidMoveText,
     InvalidPosition,
     InvalidPositionId,
+    InvalidSpec,
+    InvalidText,
+    InvalidWeights,
+    JumpgammonError,
 )
 from engine.fibs import FibsBoard
 from engine.game import Dice, GameResult, Player, play_game, result_multiplier
 from engine.match import GameState, MatchState
 from engine.notation import Move
-from engine.position import GamePhase, Position, phase_of
+from engine.position import GamePhase, Position, check_dice, phase_of
 
 __all__ = [
     "Dice",
-    "EngineError",
+    "AmbiguousMove",
+    "InvalidDice",
+    "InvalidMatchState",
+    "InvalidMoveText",
+    "InvalidSpec",
+    "InvalidText",
+    "InvalidWeights",
+    "JumpgammonError",
     "FibsBoard",
     "GamePhase",
     "GameResult",
@@ -33,6 +47,7 @@ __all__ = [
     "Player",
     "Position",
     "board_text",
+    "check_dice",
     "children_batch",
     "parse_id_pair",
     "phase_of",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.errors import IllegalMove
+from engine.errors import InvalidDice, InvalidPositionId
 from engine.match import MatchState
 from engine.movegen import BOARD_SIZE, children_batch_kernel, rear_and_front
 from engine.position import GamePhase, Position
@@ -24,15 +24,23 @@ def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np
     if dice.shape != (boards.shape[0], 2):
         raise ValueError(f"dice must have shape ({boards.shape[0]}, 2), got {dice.shape}")
     if dice.size and (dice.min() < 1 or dice.max() > 6):
-        raise IllegalMove(f"dice must be 1-6, got values from {dice.min()} to {dice.max()}")
+        raise InvalidDice(f"dice must be 1-6, got values from {dice.min()} to {dice.max()}")
     return children_batch_kernel(boards, dice)
 
 
-def parse_id_pair(text: str) -> tuple[Position, MatchState | None]:
-    """Parse ``POSITIONID`` or ``POSITIONID:MATCHID``; raises InvalidPositionId/InvalidMatchId."""
+def parse_id_pair(text: str, playable: bool = True) -> tuple[Position, MatchState | None]:
+    """Parse ``POSITIONID`` or ``POSITIONID:MATCHID``; raises InvalidPositionId/InvalidMatchId.
+
+    With ``playable`` the match state must be one a game can be in (InvalidMatchState otherwise).
+    """
+    if not isinstance(text, str):
+        raise InvalidPositionId(f"position ID must be a string, got {type(text).__name__}: {text!r}")
     pos_text, sep, match_text = text.strip().partition(":")
     position = Position.from_id(pos_text)
-    return position, (MatchState.from_id(match_text) if sep else None)
+    match = MatchState.from_id(match_text) if sep else None
+    if match is not None and playable:
+        match.check_playable(match_text.strip())
+    return position, match
 
 
 @njit(cache=True)

@@ -1,27 +1,71 @@
-"""Errors of the engine; every one subclasses ValueError and names the bad input."""
+"""The project's bad-input errors: one small hierarchy under ValueError, as python-chess has.
+
+Every message names the input that was refused. The kinds:
+
+- :class:`InvalidText`: a string that is not a move, ID, board or spec at all
+  (:class:`InvalidPositionId`, :class:`InvalidMatchId`, :class:`InvalidFibsBoard`,
+  :class:`InvalidMoveText`, :class:`InvalidSpec`);
+- :class:`IllegalMove`: a well-formed move that is not legal in the position;
+- :class:`AmbiguousMove`: a well-formed move that several legal plays fit;
+- :class:`InvalidDice`: dice that are not two values 1-6;
+- :class:`InvalidPosition`: a board that breaks the rules or that no game can reach;
+- :class:`InvalidMatchState`: a cube, score or turn that GNU Backgammon would not produce;
+- :class:`InvalidWeights`: a weights file that is not in the format or does not fit this code.
+
+The cube-theory package keeps its own :class:`cube.errors.CubeInputError` (also a ValueError)
+so that it stays free of the engine's imports.
+"""
 
 from __future__ import annotations
 
 
-class EngineError(ValueError):
-    """Base class of every bad-input error raised by :mod:`engine`."""
+class JumpgammonError(ValueError):
+    """Base class of every bad-input error raised by the engine, the nets and the players."""
 
 
-class InvalidPositionId(EngineError):
+class InvalidText(JumpgammonError):
+    """A string that cannot be read as what it should be (move, ID, board, spec)."""
+
+
+class InvalidPositionId(InvalidText):
     """A gnubg position ID or key that does not describe a legal position."""
 
 
-class InvalidMatchId(EngineError):
+class InvalidMatchId(InvalidText):
     """A gnubg match ID or key that cannot be decoded."""
 
 
-class InvalidPosition(EngineError):
-    """A board array that breaks the rules (too many checkers, both sides on a point, ...)."""
-
-
-class IllegalMove(EngineError):
-    """A move string that cannot be parsed, or describes a play the rules do not allow."""
-
-
-class InvalidFibsBoard(EngineError):
+class InvalidFibsBoard(InvalidText):
     """A FIBS ``board:`` string that cannot be parsed."""
+
+
+class InvalidMoveText(InvalidText):
+    """A move string that is not in gnubg notation (``24/18 13/11``, ``bar/22*``, ``6/off``)."""
+
+
+class InvalidSpec(InvalidText):
+    """A player, cube-strategy or option spec that names nothing this program knows."""
+
+
+class IllegalMove(JumpgammonError):
+    """A well-formed move that the rules do not allow in the position with the dice."""
+
+
+class AmbiguousMove(JumpgammonError):
+    """A well-formed move text that more than one legal play fits."""
+
+
+class InvalidDice(JumpgammonError):
+    """Dice that are not two integers 1-6."""
+
+
+class InvalidPosition(JumpgammonError):
+    """A board array that breaks the rules (too many checkers, both sides on a point, none left...)."""
+
+
+class InvalidMatchState(JumpgammonError):
+    """A match or cube state that GNU Backgammon would not produce (score past the length, ...)."""
+
+
+class InvalidWeights(JumpgammonError):
+    """A weights file that is not in this format, is damaged, or does not fit this code."""

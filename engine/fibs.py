@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from engine.errors import IllegalMove, InvalidFibsBoard
+from engine.errors import IllegalMove, InvalidFibsBoard, InvalidMoveText
 from engine.notation import OFF, parse_point, replay_hops
 from engine.position import Position
 
@@ -295,7 +295,7 @@ def _external_hops(text: str) -> tuple[list[tuple[int, int]], list[bool]]:
     for token in tokens:
         match = _HOP_TOKEN_RE.match(token)
         if not match:
-            raise IllegalMove(f"gnubg reply {text!r}: cannot read {token!r} (expected e.g. 24/18, 25/22*, 6/0)")
+            raise InvalidMoveText(f"gnubg reply {text!r}: cannot read {token!r} (expected e.g. 24/18, 25/22*, 6/0)")
         repeat = int(match.group(1)) if match.group(1) else 1
         parts = re.split(r"[/-]", token.split("(")[0])
         points = [parse_point(p.rstrip("*"), text, "gnubg reply") for p in parts]
@@ -303,7 +303,7 @@ def _external_hops(text: str) -> tuple[list[tuple[int, int]], list[bool]]:
         for _ in range(repeat):
             for k in range(1, len(points)):
                 if points[k] >= points[k - 1]:
-                    raise IllegalMove(f"gnubg reply {text!r}: {token!r} does not move toward home")
+                    raise InvalidMoveText(f"gnubg reply {text!r}: {token!r} does not move toward home")
                 hops.append((points[k - 1], points[k]))
                 marks.append(hit_marks[k])
     return hops, marks

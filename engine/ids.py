@@ -88,6 +88,8 @@ def board_from_key(key: bytes, shown: str | None = None) -> np.ndarray:
     for side, name in ((theirs, "the side not on roll"), (mine, "the side on roll")):
         if sum(side) > 15:
             raise InvalidPositionId(f"{what} {label!r} gives {name} {sum(side)} checkers (at most 15)")
+    if sum(theirs) == 0 and sum(mine) == 0:
+        raise InvalidPositionId(f"{what} {label!r} has no checkers for either side (no game is in this position)")
     clash = board_from_side_counts(theirs, mine)
     if isinstance(clash, int):
         raise InvalidPositionId(f"{what} {label!r} puts both sides on point {clash} of the side on roll")

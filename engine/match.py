@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
-from engine.errors import InvalidMatchId
+from engine.errors import InvalidMatchId, InvalidMatchState
 from engine.ids import b64_decode_bits, b64_encode_bits
 
 MATCH_KEY_BYTES = 9
 MATCH_ID_LENGTH = 12
+# The largest cube this program plays with; the match key could hold 2**15.
+MAX_CUBE = 1 << 12
 
 
 class GameState(IntEnum):
@@ -125,7 +127,7 @@ class MatchState:
                 score=(f["score0"], f["score1"]),
                 extra_bits=value >> DOCUMENTED_BITS,
             )
-        except InvalidMatchId as exc:
+        except InvalidMatchState as exc:
             raise InvalidMatchId(f"match ID {label!r}: {exc}") from None
 
     @classmethod
@@ -139,26 +141,66 @@ class MatchState:
         """A copy with some fields changed (validated)."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
+    def check_playable(self, label: str | None = None) -> MatchState:
+        """Return self if a game could be going on in this state; raise InvalidMatchState naming the field.
+
+        The match key can encode states that no game reaches (gnubg's ``set`` commands write
+        them too, so the codec keeps them): scores at or past the match length, the Crawford
+        flag with neither side 1-away, a cube no side could have doubled to, a double offered
+        after the dice were rolled. Evaluating or playing such a state is refused.
+        """
+        where = f"match ID {label!r}" if label is not None else f"match state {self.id!r}"
+        n, (s0, s1) = self.match_length, self.score
+        if self.cube > MAX_CUBE:
+            raise InvalidMatchState(f"{where}: cube {self.cube} is above {MAX_CUBE}, the largest this program plays")
+        if self.doubled and self.dice != (0, 0):
+            raise InvalidMatchState(f"{where}: dice {self.dice} are rolled while a double is pending")
+        if self.doubled and self.cube_owner == 1 - self.on_roll:
+            raise InvalidMatchState(f"{where}: cube owner {self.cube_owner} is not the player offering the double")
+        if n == 0:
+            if self.crawford:
+                raise InvalidMatchState(f"{where}: crawford flag set in a money game")
+            return self
+        if max(s0, s1) >= n:
+            raise InvalidMatchState(f"{where}: score {s0}-{s1} is not below the match length {n}")
+        if self.crawford and n - 1 not in (s0, s1):
+            raise InvalidMatchState(f"{where}: crawford flag set with neither side 1-away (score {s0}-{s1} to {n})")
+        if self.crawford and (self.cube > 1 or self.doubled):
+            raise InvalidMatchState(f"{where}: cube {self.cube} in the Crawford game, where no one may double")
+        if self.cube > 1 and self.cube_owner is None:
+            raise InvalidMatchState(f"{where}: centred cube {self.cube} in a match (only 1 can be centred)")
+        if self.cube > 1 and self.cube_owner is not None and self.score[1 - self.cube_owner] + self.cube // 2 >= n:
+            raise InvalidMatchState(
+                f"{where}: cube {self.cube} owned by player {self.cube_owner}: player {1 - self.cube_owner} "
+                f"at {self.score[1 - self.cube_owner]} of {n} could not have doubled to it"
+            )
+        if self.doubled and self.score[self.on_roll] + self.cube >= n:
+            raise InvalidMatchState(
+                f"{where}: player {self.on_roll} at {self.score[self.on_roll]} of {n} "
+                f"cannot double a cube of {self.cube}"
+            )
+        return self
+
 
 def _validate(m: MatchState) -> None:
-    """Raise InvalidMatchId when a field is outside what the match key can hold."""
+    """Raise InvalidMatchState when a field is outside what the match key can hold."""
     if m.cube < 1 or m.cube & (m.cube - 1) or m.cube > 1 << 15:
-        raise InvalidMatchId(f"cube value {m.cube} is not a power of two from 1 to 32768")
+        raise InvalidMatchState(f"cube value {m.cube} is not a power of two from 1 to 32768")
     if m.cube_owner not in (None, 0, 1):
-        raise InvalidMatchId(f"cube owner {m.cube_owner!r} must be None, 0 or 1")
+        raise InvalidMatchState(f"cube owner {m.cube_owner!r} must be None, 0 or 1")
     for name in ("on_roll", "turn"):
         if getattr(m, name) not in (0, 1):
-            raise InvalidMatchId(f"{name} {getattr(m, name)!r} must be 0 or 1")
+            raise InvalidMatchState(f"{name} {getattr(m, name)!r} must be 0 or 1")
     if not 0 <= int(m.game_state) <= 4:
-        raise InvalidMatchId(f"game state {m.game_state} is not 0-4")
+        raise InvalidMatchState(f"game state {m.game_state} is not 0-4")
     if not 0 <= m.resigned <= 3:
-        raise InvalidMatchId(f"resignation {m.resigned} is not 0-3")
+        raise InvalidMatchState(f"resignation {m.resigned} is not 0-3")
     d0, d1 = m.dice
     if not (0 <= d0 <= 6 and 0 <= d1 <= 6) or (d0 == 0) != (d1 == 0):
-        raise InvalidMatchId(f"dice {m.dice} must be two values 1-6, or (0, 0) before rolling")
+        raise InvalidMatchState(f"dice {m.dice} must be two values 1-6, or (0, 0) before rolling")
     if not 0 <= m.match_length < 1 << 15:
-        raise InvalidMatchId(f"match length {m.match_length} is not 0-32767")
+        raise InvalidMatchState(f"match length {m.match_length} is not 0-32767")
     if any(not 0 <= s < 1 << 15 for s in m.score):
-        raise InvalidMatchId(f"score {m.score} is not two values 0-32767")
+        raise InvalidMatchState(f"score {m.score} is not two values 0-32767")
     if not 0 <= m.extra_bits < 1 << 6:
-        raise InvalidMatchId(f"extra bits {m.extra_bits} do not fit in bits 66-71")
+        raise InvalidMatchState(f"extra bits {m.extra_bits} do not fit in bits 66-71")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMoveText
 
 BAR = 25
 OFF = 0
@@ -115,26 +115,26 @@ def parse_point(token: str, text: str, what: str = "move") -> int:
         return OFF
     value = int(low)
     if not 0 <= value <= 25:
-        raise IllegalMove(f"{what} {text!r}: point {token!r} is not between 0 and 25")
+        raise InvalidMoveText(f"{what} {text!r}: point {token!r} is not between 0 and 25")
     return value
 
 
 def parse_hops(text: str) -> list[tuple[int, int]]:
     """Split a move text into single segments ``(from, to)`` (``13/7*/5`` gives two; ``(2)`` repeats)."""
     if not isinstance(text, str):
-        raise IllegalMove(f"move must be a string, got {type(text).__name__}")
+        raise InvalidMoveText(f"move must be a string, got {type(text).__name__}: {text!r}")
     hops: list[tuple[int, int]] = []
     for token in text.replace(",", " ").split():
         match = _TOKEN_RE.match(token)
         if not match:
-            raise IllegalMove(f"move {text!r}: cannot read {token!r} (expected e.g. 24/18, bar/22*, 6/off, 8/5(2))")
+            raise InvalidMoveText(f"move {text!r}: cannot read {token!r} (expected e.g. 24/18, bar/22*, 6/off, 8/5(2))")
         repeat = int(match.group(1)) if match.group(1) else 1
         body = token.split("(")[0]
         points = [parse_point(p.rstrip("*"), text) for p in body.split("/")]
         for src, dst in zip(points, points[1:], strict=False):
             if dst >= src:
-                raise IllegalMove(f"move {text!r}: {token!r} does not move toward home")
+                raise InvalidMoveText(f"move {text!r}: {token!r} does not move toward home")
         hops.extend((src, dst) for _ in range(repeat) for src, dst in zip(points, points[1:], strict=False))
     if not hops:
-        raise IllegalMove(f"move {text!r} is empty")
+        raise InvalidMoveText(f"move {text!r} is empty")
     return hops

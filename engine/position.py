@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import IllegalMove, InvalidPosition
+from engine.errors import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, InvalidPosition
 from engine.ids import (
     board_from_key,
     board_from_position_id,
@@ -82,6 +82,10 @@ class Position:
                 raise InvalidPosition(f"board {arr.tolist()} has a count above {CHECKERS}")
             arr = arr.astype(np.int8)
             validate_board(arr, f"board {arr.tolist()}")
+            if not arr.any():
+                raise InvalidPosition(
+                    f"board {arr.tolist()} has no checkers for either side (no game is in this position)"
+                )
         self._bytes = np.ascontiguousarray(arr, dtype=np.int8).tobytes()
         self._hash = hash(self._bytes)
 
@@ -187,7 +191,7 @@ class Position:
     # --- moves ------------------------------------------------------------------------------
     def plays(self, dice: tuple[int, int]) -> list[tuple[Move, Position]]:
         """Every distinct legal play of ``dice`` with the resulting position (opponent on roll)."""
-        d1, d2 = _check_dice(dice)
+        d1, d2 = check_dice(dice)
         boards, moves = plays_with_moves(self.array, d1, d2)
         out = []
         for board, row in zip(boards, moves, strict=True):
@@ -205,7 +209,12 @@ class Position:
         return [child for _, child in self.plays(dice)]
 
     def play(self, move: str, dice: tuple[int, int]) -> Position:
-        """The position after ``move`` (gnubg notation) with ``dice``; raises IllegalMove."""
+        """The position after ``move`` (gnubg notation) with ``dice``, opponent on roll.
+
+        Raises InvalidMoveText (not notation), IllegalMove (not legal here) or AmbiguousMove.
+        """
+        if not isinstance(move, str):
+            raise InvalidMoveText(f"move must be a string, got {type(move).__name__}: {move!r}")
         plays = self.plays(dice)
         if move.strip() == "" and len(plays) == 1 and not plays[0][0].hops:
             return plays[0][1]
@@ -219,6 +228,8 @@ class Position:
         matches = [c for m, c in plays if str(m).replace("*", "") == wanted]
         if len(matches) == 1:
             return matches[0]
+        if len(matches) > 1:
+            raise AmbiguousMove(f"move {move!r} with {dice[0]}-{dice[1]} fits {len(matches)} plays in {self.id}")
         raise IllegalMove(f"move {move!r} with {dice[0]}-{dice[1]} is not a legal play in {self.id}")
 
     # --- dunder -------------------------------------------------------------------------------
@@ -237,12 +248,12 @@ class Position:
         return board_text(self)
 
 
-def _check_dice(dice: Sequence[int]) -> tuple[int, int]:
-    """Validate a pair of dice; raises IllegalMove naming them."""
+def check_dice(dice: Sequence[int]) -> tuple[int, int]:
+    """The pair of dice as two ints 1-6; raises InvalidDice naming them."""
     try:
         d1, d2 = (int(d) for d in dice)
     except (TypeError, ValueError) as exc:
-        raise IllegalMove(f"dice must be two integers 1-6, got {dice!r}") from exc
+        raise InvalidDice(f"dice must be two integers 1-6, got {dice!r}") from exc
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise IllegalMove(f"dice must be two integers 1-6, got {dice!r}")
+        raise InvalidDice(f"dice must be two integers 1-6, got {dice!r}")
     return d1, d2

@@ -1,10 +1,10 @@
 """Neural evaluator: encoding, phase nets, bearoff databases, lookahead, jump volatility."""
 
+from engine.errors import InvalidWeights
 from nets.evaluator import Evaluator, Probabilities, load_evaluator, new_evaluator
 from nets.lookahead import RankedMove, evaluate_plies, rank_moves
 from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
 from nets.volatility import JumpVolatility, jump_volatility
-from nets.weights import WeightsFormatError
 
 __all__ = [
     "OUTPUTS",
@@ -12,7 +12,7 @@ __all__ = [
     "JumpVolatility",
     "Probabilities",
     "RankedMove",
-    "WeightsFormatError",
+    "InvalidWeights",
     "cubeless_equity",
     "evaluate_plies",
     "flip_probabilities",

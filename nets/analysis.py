@@ -75,7 +75,7 @@ def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: 
                 for name, d in models.items()
             },
         }
-    if match is not None and match.dice[0]:
+    if match is not None and match.dice[0] and not position.is_over():
         result["moves"] = moves_json(ev, position, match.dice, plies)
     return result
 

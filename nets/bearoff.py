@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -57,7 +58,7 @@ from numba import get_num_threads, njit, prange
 from tqdm import tqdm
 
 from engine.movegen import _TABLE_SIZE, BOARD_SIZE, MAX_CHILDREN, generate_plays
-from nets.weights import write_atomic
+from nets.weights import remove_stale_temporaries, write_atomic
 
 __all__ = [
     "CUBE_STATES",
@@ -215,32 +216,35 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "jumpgammon"
 
 
-def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` as .npz atomically (no pickle)."""
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)  # type: ignore[arg-type]
     write_atomic(path, buffer.getvalue())
 
 
-def _load_npz(
+def read_npz(
     path: Path, expected: Mapping[str, tuple[tuple[int, ...], str]], version: int
-) -> dict[str, np.ndarray] | None:
-    """Arrays of ``path`` if it exists with this version, shapes and dtypes; else None."""
+) -> tuple[dict[str, np.ndarray] | None, str]:
+    """Arrays of ``path`` if it holds this version with these shapes and dtypes, else None and why."""
     if not path.exists():
-        return None
+        return None, "not built yet"
     try:
         with np.load(path, allow_pickle=False) as data:
             if int(data["version"]) != version:
-                return None
+                return None, f"version {int(data['version'])}, not {version}"
             out = {}
             for name, (shape, dtype) in expected.items():
                 arr = data[name]
                 if arr.shape != shape or arr.dtype != np.dtype(dtype):
-                    return None
+                    return None, f"array {name!r} is {arr.dtype}{arr.shape}, not {dtype}{shape}"
+                if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                    return None, f"array {name!r} holds NaN or infinite values"
                 out[name] = arr
-            return out
-    except (OSError, KeyError, ValueError):
-        return None
+            return out, ""
+    # A damaged archive can fail in the zip layer, the npy parser or the decompressor alike.
+    except Exception as exc:  # noqa: BLE001
+        return None, f"unreadable ({type(exc).__name__}: {exc})"
 
 
 # --- one-sided database ----------------------------------------------------------------------
@@ -602,7 +606,7 @@ _TWO: TwoSidedDatabase | None = None
 
 
 def _report(what: str, seconds: float) -> None:
-    tqdm.write(f"built {what} bearoff database in {seconds:.1f} s")
+    tqdm.write(f"built {what} bearoff database in {seconds:.1f} s", file=sys.stderr)
 
 
 def one_sided_path() -> Path:
@@ -615,7 +619,7 @@ def two_sided_path() -> Path:
     return cache_dir() / f"bearoff_two_sided_v{TWO_SIDED_VERSION}.npz"
 
 
-def _load_or_build(
+def load_or_build(
     name: str,
     path: Path,
     expected: Mapping[str, tuple[tuple[int, ...], str]],
@@ -625,14 +629,17 @@ def _load_or_build(
     rebuild: bool,
 ) -> dict[str, Any]:
     """Arrays of a database: read from ``path`` when valid, else built, saved and returned."""
-    data = None if rebuild else _load_npz(path, expected, version)
+    data, why = (None, "rebuild asked for") if rebuild else read_npz(path, expected, version)
     if data is None:
+        if path.exists():
+            print(f"{path}: {why}; rebuilding the {name} bearoff database", file=sys.stderr)
+        remove_stale_temporaries(path)
         t0 = time.perf_counter()
         built = build(progress)
         if progress:
             _report(name, time.perf_counter() - t0)
         data = dict(zip(expected, built, strict=True))
-        _save_npz(path, {"version": np.array(version), **data})
+        save_npz(path, {"version": np.array(version), **data})
     return data
 
 
@@ -641,7 +648,7 @@ def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedData
     global _ONE
     if _ONE is None or rebuild:
         shape = (N_ONE_SIDED, N_BINS)
-        data = _load_or_build(
+        data = load_or_build(
             "one-sided",
             one_sided_path(),
             {"off_all": (shape, "f8"), "off_first": (shape, "f8")},
@@ -659,7 +666,7 @@ def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedData
     global _TWO
     if _TWO is None or rebuild:
         n = N_TWO_SIDED_SIDE
-        data = _load_or_build(
+        data = load_or_build(
             "two-sided",
             two_sided_path(),
             {"win": ((n, n), "f8"), "no_double": ((3, n, n), "f8")},

@@ -10,14 +10,16 @@ import numpy as np
 import torch
 
 from engine.batch import phases
+from engine.errors import InvalidWeights
 from engine.position import GamePhase, Position
 from nets.encoding import N_INPUTS, encode
 from nets.model import NetConfig, PhaseNet, cubeless_equity
-from nets.weights import WeightsFormatError, decode_weights, encode_weights, write_atomic
+from nets.weights import decode_weights, encode_weights, write_atomic
+from weights import DEFAULT_WEIGHTS
 
 ENCODING = "jumpgammon-v1"
 PHASE_NETS = ("contact", "race")
-DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "default.jgw"
+TRAINING_PREFIX = "train."  # tensors of a training run's state, beside the nets in a checkpoint
 
 
 class Probabilities(NamedTuple):
@@ -153,14 +155,22 @@ class Evaluator:
         return jump_volatility(self, position)
 
     # --- weights ---------------------------------------------------------------------------
-    def to_bytes(self, run: dict[str, Any] | None = None) -> bytes:
-        """Encode the nets into the weights format with their architectures and ``run`` info."""
+    def to_bytes(self, run: dict[str, Any] | None = None, extra: dict[str, np.ndarray] | None = None) -> bytes:
+        """The nets in the weights format with their architectures and ``run`` info.
+
+        ``extra`` tensors (names starting with ``train.``: a run's optimiser and game state)
+        travel in the same file so that a checkpoint is written in one atomic step.
+        """
         tensors = {}
         nets_info = {}
         for name, net in self.nets.items():
             nets_info[name] = net.config.to_json()
             for k, v in net.state_dict().items():
                 tensors[f"{name}.{k}"] = v.detach().cpu().numpy().astype(np.float32)
+        for key, value in (extra or {}).items():
+            if not key.startswith(TRAINING_PREFIX):
+                raise ValueError(f"extra tensor {key!r} must be named {TRAINING_PREFIX}...")
+            tensors[key] = value
         header = {
             "encoding": ENCODING,
             "n_inputs": N_INPUTS,
@@ -175,26 +185,51 @@ class Evaluator:
 
 
 def nets_from_bytes(data: bytes, source: str = "<bytes>") -> tuple[dict[str, PhaseNet], dict[str, Any]]:
-    """Build the phase nets described by a weights file; raises WeightsFormatError on mismatch."""
+    """The phase nets a weights file describes and its header; raises InvalidWeights naming ``source``."""
     header, tensors = decode_weights(data, source)
+    return nets_from_weights(header, tensors, source), header
+
+
+def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], source: str) -> dict[str, PhaseNet]:
+    """The phase nets of a decoded weights file; raises InvalidWeights naming ``source``.
+
+    The architecture is checked against the tensors in the file before any net is built, so
+    the memory a net takes is bounded by the file's own size. Tensors other than the nets'
+    must be a training run's state (``train.*``).
+    """
     if header.get("encoding") != ENCODING or header.get("n_inputs") != N_INPUTS:
-        raise WeightsFormatError(
-            f"{source}: encoding {header.get('encoding')!r} with {header.get('n_inputs')} inputs; "
+        raise InvalidWeights(
+            f"{source}: encoding {header.get('encoding')!r} with {header.get('n_inputs')!r} inputs; "
             f"this code uses {ENCODING!r} with {N_INPUTS}"
         )
+    described = header.get("nets")
+    if not isinstance(described, dict) or set(described) != set(PHASE_NETS):
+        names = sorted(described) if isinstance(described, dict) else described
+        raise InvalidWeights(f"{source}: nets {names!r}, expected exactly {list(PHASE_NETS)}")
+    if not isinstance(header.get("run", {}), dict):
+        raise InvalidWeights(f"{source}: the run record is not a JSON object")
     nets = {}
-    for name, cfg in header.get("nets", {}).items():
-        net = PhaseNet(NetConfig.from_json(cfg))
-        state = net.state_dict()
-        new_state = {}
-        for k, v in state.items():
-            key = f"{name}.{k}"
-            if key not in tensors or tuple(tensors[key].shape) != tuple(v.shape):
-                raise WeightsFormatError(f"{source}: tensor {key!r} missing or of the wrong shape for net {name!r}")
-            new_state[k] = torch.from_numpy(tensors[key].copy())
-        net.load_state_dict(new_state)
+    for name, description in described.items():
+        try:
+            config = NetConfig.from_json(description)
+        except ValueError as exc:
+            raise InvalidWeights(f"{source}: net {name!r}: {exc}") from None
+        if config.n_inputs != N_INPUTS:
+            raise InvalidWeights(f"{source}: net {name!r} has {config.n_inputs} inputs, this code uses {N_INPUTS}")
+        expected = config.tensor_shapes()
+        for key, shape in expected.items():
+            found = tensors.get(f"{name}.{key}")
+            if found is None or found.shape != shape or found.dtype != np.float32:
+                got = None if found is None else (found.shape, str(found.dtype))
+                raise InvalidWeights(f"{source}: tensor {name}.{key} should be float32 {shape}, found {got}")
+        net = PhaseNet(config)
+        net.load_state_dict({key: torch.from_numpy(tensors[f"{name}.{key}"].copy()) for key in expected})
         nets[name] = net
-    return nets, header
+    known = {f"{name}.{key}" for name, net in nets.items() for key in net.config.tensor_shapes()}
+    stray = [k for k in tensors if k not in known and not k.startswith(TRAINING_PREFIX)]
+    if stray:
+        raise InvalidWeights(f"{source}: tensors {stray[:3]!r} belong to no net")
+    return nets
 
 
 def new_evaluator(hidden: tuple[int, ...] = (128, 64), seed: int = 0, device: str = "cpu") -> Evaluator:
@@ -208,7 +243,7 @@ def load_evaluator(path: str | Path | None = None, device: str = "cpu", bearoff:
     """Load the shipped default weights (or ``path``); with ``bearoff`` use the exact databases."""
     file = Path(path) if path is not None else DEFAULT_WEIGHTS
     if not file.is_file():
-        raise WeightsFormatError(f"weights file {str(file)!r} does not exist")
+        raise InvalidWeights(f"weights file {str(file)!r} does not exist")
     nets, header = nets_from_bytes(file.read_bytes(), str(file))
     one = two = None
     if bearoff:

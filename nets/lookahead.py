@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.batch import children_batch, phases
+from engine.errors import InvalidPosition
 from engine.notation import Move
 from engine.position import GamePhase, Position
 from nets.model import cubeless_equity, flip_probabilities
@@ -95,6 +96,8 @@ def rank_moves(ev: Evaluator, position: Position, dice: tuple[int, int], plies: 
     Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are
     looked at deeper; the rest keep their 0-ply figures and rank after them.
     """
+    if position.is_over():
+        raise InvalidPosition(f"position {position.id}: the game is over, there is no play to rank")
     plays = position.plays(dice)
     kids = np.stack([c.array for _, c in plays])
     probs = flip_probabilities(ev.evaluate_boards(kids))

@@ -9,6 +9,8 @@ import torch
 from torch import nn
 
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+MAX_LAYERS = 4  # hidden layers a net may have
+MAX_WIDTH = 2048  # units in one hidden layer
 
 
 @dataclass(frozen=True)
@@ -24,14 +26,38 @@ class NetConfig:
         d["hidden"] = list(self.hidden)
         return d
 
+    def __post_init__(self) -> None:
+        check_hidden(self.hidden)
+
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> NetConfig:
-        """Inverse of :meth:`to_json`; raises ValueError on a malformed description."""
-        try:
-            hidden = tuple(int(h) for h in data["hidden"])  # type: ignore[attr-defined]
-            return cls(n_inputs=int(data["n_inputs"]), hidden=hidden)  # type: ignore[call-overload]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"bad net architecture description {data!r}: {exc}") from None
+    def from_json(cls, data: object) -> NetConfig:
+        """Inverse of :meth:`to_json`; raises ValueError on a malformed or oversized description."""
+        if not isinstance(data, dict) or set(data) != {"n_inputs", "hidden"}:
+            raise ValueError(f"architecture {data!r} is not {{'n_inputs': N, 'hidden': [...]}}")
+        n_inputs, hidden = data["n_inputs"], data["hidden"]
+        if not _is_int(n_inputs) or not isinstance(hidden, list) or not all(_is_int(h) for h in hidden):
+            raise ValueError(f"architecture {data!r} must give integer sizes")
+        return cls(n_inputs=n_inputs, hidden=tuple(hidden))
+
+    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Name and shape of every tensor of a :class:`PhaseNet` with this architecture."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        widths = [self.n_inputs, *self.hidden, len(OUTPUTS)]
+        for layer, (w_in, w_out) in enumerate(zip(widths, widths[1:], strict=False)):
+            shapes[f"body.{2 * layer}.weight"] = (w_out, w_in)
+            shapes[f"body.{2 * layer}.bias"] = (w_out,)
+        return shapes
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_hidden(hidden: tuple[int, ...]) -> tuple[int, ...]:
+    """Return ``hidden`` if it is 1 to MAX_LAYERS widths of 1 to MAX_WIDTH; raises ValueError naming it."""
+    if not 1 <= len(hidden) <= MAX_LAYERS or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden):
+        raise ValueError(f"hidden layers {list(hidden)!r}: give 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}")
+    return hidden
 
 
 def consistent_probabilities(logits: torch.Tensor) -> torch.Tensor:

@@ -3,11 +3,18 @@
 Layout: the magic ``b"JGWEIGHTS1\\n"``, an 8-byte little-endian header length, the UTF-8 JSON
 header, then the tensor bytes. The header names the format version, the input encoding, each
 net's architecture, the training run, and every tensor's dtype, shape and byte range.
+
+Reading validates everything before it trusts anything: the header must be a JSON object of
+bounded size, every tensor entry well formed with its byte range inside the file and its size
+equal to its shape's, every float finite. Nothing is allocated from a size the header claims:
+arrays are views of bytes already read, so a file can never make the loader ask for more
+memory than the file itself holds.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -15,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import InvalidWeights
+
 MAGIC = b"JGWEIGHTS1\n"
 FORMAT_VERSION = 1
-_DTYPES = {"float32": "<f4", "float64": "<f8", "int64": "<i8"}
-
-
-class WeightsFormatError(ValueError):
-    """A weights file that is not in this format, or does not match what is asked of it."""
+_DTYPES = {"float32": "<f4", "float64": "<f8", "int64": "<i8", "int8": "<i1"}
+MAX_HEADER_BYTES = 1 << 22  # 4 MiB of JSON is far more than any run writes
+MAX_TENSOR_DIMS = 4
+MAX_DIMENSION = 1 << 20
 
 
 def encode_weights(header: dict[str, Any], tensors: dict[str, np.ndarray]) -> bytes:
@@ -32,7 +40,7 @@ def encode_weights(header: dict[str, Any], tensors: dict[str, np.ndarray]) -> by
     for name, arr in tensors.items():
         dtype = str(arr.dtype)
         if dtype not in _DTYPES:
-            raise WeightsFormatError(f"tensor {name!r} has unsupported dtype {dtype}")
+            raise InvalidWeights(f"tensor {name!r} has unsupported dtype {dtype}")
         raw = np.ascontiguousarray(arr, dtype=_DTYPES[dtype]).tobytes()
         entries[name] = {"dtype": dtype, "shape": list(arr.shape), "offset": offset, "nbytes": len(raw)}
         blobs.append(raw)
@@ -40,45 +48,73 @@ def encode_weights(header: dict[str, Any], tensors: dict[str, np.ndarray]) -> by
     full = dict(header)
     full["format_version"] = FORMAT_VERSION
     full["tensors"] = entries
-    head = json.dumps(full, sort_keys=True).encode("utf-8")
+    head = json.dumps(full, sort_keys=True, allow_nan=False).encode("utf-8")
     return MAGIC + len(head).to_bytes(8, "little") + head + b"".join(blobs)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _tensor(name: str, entry: Any, body: bytes, source: str) -> np.ndarray:
+    """The array one header entry describes, checked against the body; raises InvalidWeights."""
+    if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "offset", "nbytes"}:
+        raise InvalidWeights(f"{source}: tensor {name!r} needs exactly dtype, shape, offset and nbytes")
+    dtype, shape, start, nbytes = entry["dtype"], entry["shape"], entry["offset"], entry["nbytes"]
+    if dtype not in _DTYPES:
+        raise InvalidWeights(f"{source}: tensor {name!r} has unknown dtype {dtype!r}")
+    if (
+        not isinstance(shape, list)
+        or len(shape) > MAX_TENSOR_DIMS
+        or not all(_is_int(d) and 0 <= d <= MAX_DIMENSION for d in shape)
+    ):
+        raise InvalidWeights(
+            f"{source}: tensor {name!r} has shape {shape!r} (up to {MAX_TENSOR_DIMS} sizes 0-{MAX_DIMENSION})"
+        )
+    if not (_is_int(start) and _is_int(nbytes)) or start < 0 or nbytes < 0 or start + nbytes > len(body):
+        raise InvalidWeights(f"{source}: tensor {name!r} is out of range (offset {start!r}, {nbytes!r} bytes)")
+    itemsize = np.dtype(_DTYPES[dtype]).itemsize
+    if nbytes != math.prod(shape) * itemsize:
+        raise InvalidWeights(f"{source}: tensor {name!r} has {nbytes} bytes for shape {shape} of {dtype}")
+    arr = np.frombuffer(body, dtype=_DTYPES[dtype], count=nbytes // itemsize, offset=start).reshape(shape)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise InvalidWeights(f"{source}: tensor {name!r} holds NaN or infinite values")
+    return arr.astype(dtype)
+
+
 def decode_weights(data: bytes, source: str = "<bytes>") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Parse bytes from :func:`encode_weights`; raises WeightsFormatError naming ``source``."""
+    """Parse bytes from :func:`encode_weights`; returns (header, tensors); raises InvalidWeights naming ``source``."""
     if not data.startswith(MAGIC):
-        raise WeightsFormatError(f"{source}: not a jumpgammon weights file (bad magic)")
+        raise InvalidWeights(f"{source}: not a jumpgammon weights file (bad magic)")
     pos = len(MAGIC)
     if len(data) < pos + 8:
-        raise WeightsFormatError(f"{source}: truncated header")
+        raise InvalidWeights(f"{source}: truncated header")
     n = int.from_bytes(data[pos : pos + 8], "little")
     pos += 8
+    if n > MAX_HEADER_BYTES or pos + n > len(data):
+        raise InvalidWeights(f"{source}: header length {n} runs past the file ({len(data)} bytes) or the limit")
     try:
-        header = json.loads(data[pos : pos + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WeightsFormatError(f"{source}: header is not valid JSON ({exc})") from None
+        header = json.loads(data[pos : pos + n].decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidWeights(f"{source}: header is not valid JSON ({exc})") from None
+    if not isinstance(header, dict):
+        raise InvalidWeights(f"{source}: header is a JSON {type(header).__name__}, not an object")
     if header.get("format_version") != FORMAT_VERSION:
-        raise WeightsFormatError(
-            f"{source}: format version {header.get('format_version')!r}, expected {FORMAT_VERSION}"
-        )
+        raise InvalidWeights(f"{source}: format version {header.get('format_version')!r}, expected {FORMAT_VERSION}")
+    entries = header.get("tensors")
+    if not isinstance(entries, dict):
+        raise InvalidWeights(f"{source}: header has no tensor table")
     body = data[pos + n :]
-    tensors = {}
-    for name, e in header.get("tensors", {}).items():
-        try:
-            start, nbytes, shape, dtype = int(e["offset"]), int(e["nbytes"]), tuple(e["shape"]), e["dtype"]
-        except (KeyError, TypeError, ValueError):
-            raise WeightsFormatError(f"{source}: bad entry for tensor {name!r}") from None
-        if dtype not in _DTYPES or start < 0 or start + nbytes > len(body):
-            raise WeightsFormatError(f"{source}: tensor {name!r} is out of range or of unknown dtype")
-        arr = np.frombuffer(body[start : start + nbytes], dtype=_DTYPES[dtype])
-        if arr.size != int(np.prod(shape)):
-            raise WeightsFormatError(f"{source}: tensor {name!r} has {arr.size} values for shape {shape}")
-        tensors[name] = arr.reshape(shape).astype(dtype)
+    tensors = {str(name): _tensor(str(name), e, body, source) for name, e in entries.items()}
     return header, tensors
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in a weights header")
+
+
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
@@ -92,3 +128,14 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Delete the temporary files an interrupted :func:`write_atomic` of ``path`` left; returns them."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return []
+    stale = [p for p in path.parent.glob(f"{path.name}.*.tmp") if p.is_file()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+DEFAULT_HIDDEN = (128, 64)
 
 
 @dataclass
 class TrainConfig:
-    """Settings of a batched self-play TD(0) run."""
+    """Settings of a batched self-play TD(0) run; ``out`` is the run's checkpoint file."""
 
-    games: int = 100_000  # games to finish in this run (on top of a resumed run's)
+    out: Path  # the run's weights and state; resumed when it exists; never the shipped weights/
+    games: int = 100_000  # the run's target in total: a resumed run stops when it has played this many
     parallel_games: int = 512  # games played in lockstep; one gradient step per move of all
     learning_rate: float = 1e-3
-    hidden: tuple[int, ...] = (128, 64)
-    seed: int = 1
+    hidden: tuple[int, ...] | None = None  # None: the run's own on resume, else DEFAULT_HIDDEN
+    seed: int | None = None  # None: the run's own on resume, else 1
     exploration: float = 0.0  # chance of a random legal move instead of the greedy one
     use_bearoff: bool = True  # exact database values as targets where they apply
-    out: Path = field(default_factory=lambda: Path("weights/default.jgw"))
-    checkpoint_every: int = 2_000  # games between checkpoints (weights written atomically)
+    checkpoint_every: int = 2_000  # games between checkpoints (one atomic write of nets and state)
     log: Path | None = None  # JSON-lines progress log
     device: str = "cpu"
     threads: int = 0  # torch threads; 0 keeps torch's default
@@ -29,5 +31,5 @@ class TrainConfig:
         d = asdict(self)
         d["out"] = str(self.out)
         d["log"] = str(self.log) if self.log else None
-        d["hidden"] = list(self.hidden)
+        d["hidden"] = list(self.hidden) if self.hidden is not None else None
         return d

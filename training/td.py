@@ -8,9 +8,11 @@ probabilities of the chosen child become the TD target of the position before it
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,32 +20,82 @@ import torch
 from tqdm import tqdm
 
 from engine.batch import children_batch, phases
+from engine.errors import JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
-from nets.evaluator import Evaluator, nets_from_bytes, new_evaluator
+from nets.evaluator import Evaluator, new_evaluator
 from nets.lookahead import segment_argmax
 from nets.model import cubeless_equity, flip_probabilities
-from training.config import TrainConfig
+from nets.weights import remove_stale_temporaries
+from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
+from training.config import DEFAULT_HIDDEN, TrainConfig
+from weights import SHIPPED_DIR
 
 
-@dataclass
-class TrainState:
-    """Progress of a run, stored in the weights header so a run can resume."""
+def _check_out(out: Path) -> None:
+    """Refuse a run file that is a folder, lies in the shipped weights/ folder, or cannot be written."""
+    if out.is_dir():
+        raise JumpgammonError(f"--out {str(out)!r} is a folder; give the run's file, e.g. runs/wide.jgw")
+    if out.resolve().parent == SHIPPED_DIR:
+        raise JumpgammonError(
+            f"--out {str(out)!r} is in the shipped weights folder; train into a run file elsewhere "
+            "and replace the shipped net with 'jumpgammon weights promote RUN'"
+        )
+    parent = out.parent if str(out.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise JumpgammonError(f"--out {str(out)!r}: cannot write there ({exc.strerror or exc})") from None
 
-    games: int = 0
-    positions: int = 0
-    steps: int = 0
-    seconds: float = 0.0
 
+def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], str]:
+    """The nets, state and resolved settings to continue ``cfg.out`` from (or start it), and a first line to show.
 
-def _restore(cfg: TrainConfig) -> tuple[Evaluator, TrainState]:
-    """The evaluator and state to continue from ``cfg.out`` if it exists, else fresh ones."""
-    if cfg.out.is_file():
-        nets, header = nets_from_bytes(cfg.out.read_bytes(), str(cfg.out))
-        ev = Evaluator(nets, header, device=cfg.device)
-        state = TrainState(**header.get("run", {}).get("state", {}))
-        return ev, state
-    return new_evaluator(cfg.hidden, cfg.seed, cfg.device), TrainState()
+    Raises JumpgammonError when the options contradict the run saved in ``cfg.out``.
+    """
+    _check_out(cfg.out)
+    remove_stale_temporaries(cfg.out)
+    settings = cfg.to_json()
+    if not cfg.out.is_file():
+        hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
+        seed = cfg.seed if cfg.seed is not None else 1
+        settings.update(hidden=list(hidden), seed=seed)
+        ev = new_evaluator(hidden, seed, cfg.device)
+        return (
+            ev,
+            RunState(),
+            settings,
+            f"starting {cfg.out}: nets {list(hidden)}, seed {seed}, target {cfg.games:,} games",
+        )
+    ev, run = load_checkpoint(cfg.out, cfg.device)
+    saved = run.config
+    widths = {name: list(net.config.hidden) for name, net in ev.nets.items()}
+    if cfg.hidden is not None and any(h != list(cfg.hidden) for h in widths.values()):
+        raise JumpgammonError(
+            f"--hidden {','.join(map(str, cfg.hidden))} differs from the nets of {cfg.out} ({widths}); "
+            "start a new run to change the architecture"
+        )
+    seed = saved.get("seed", 1) if saved.get("seed") is not None else (cfg.seed if cfg.seed is not None else 1)
+    if cfg.seed is not None and cfg.seed != seed:
+        raise JumpgammonError(f"--seed {cfg.seed} differs from the seed {seed} of {cfg.out}; a run keeps its seed")
+    if run.boards is not None and len(run.boards) != cfg.parallel_games:
+        raise JumpgammonError(
+            f"--parallel {cfg.parallel_games} differs from the {len(run.boards)} games in flight in {cfg.out}"
+        )
+    settings.update(hidden=widths["contact"], seed=seed)
+    changed = [
+        f"{key} {saved[key]} -> {settings[key]}"
+        for key in ("learning_rate", "exploration", "use_bearoff")
+        if key in saved and saved[key] != settings[key]
+    ]
+    line = f"resuming {cfg.out} at {run.progress.games:,} games (target {cfg.games:,})"
+    if run.optimizers is None:
+        line += "; no optimiser state saved, Adam starts afresh"
+    if changed:
+        line += "; changed: " + ", ".join(changed)
+    return ev, run, settings, line
 
 
 def _attach_bearoff(ev: Evaluator) -> None:
@@ -53,26 +105,46 @@ def _attach_bearoff(ev: Evaluator) -> None:
 
 
 def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
-    """Run self-play TD training as ``cfg`` says; returns the final state (weights in ``cfg.out``)."""
+    """Run self-play TD training until ``cfg.out`` holds ``cfg.games`` games; returns the final counters.
+
+    The first line (on stderr) says whether the run starts or resumes. Checkpoints hold the
+    optimiser state, the in-flight games and the dice RNG, so a run killed at any moment and
+    started again with the same command ends bit for bit where an uninterrupted one would
+    (same seed and thread count).
+    """
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    ev, state = _restore(cfg)
+    ev, run, settings, line = prepare_run(cfg)
+    print(line, file=sys.stderr)
+    state = run.progress
+    if state.games >= cfg.games:
+        return state
     if cfg.use_bearoff:
         _attach_bearoff(ev)
-    rng = np.random.default_rng(cfg.seed + state.games)
+    seed = int(settings["seed"])
+    rng = np.random.default_rng(seed if run.rng is None and state.games == 0 else seed + state.games)
+    if run.rng is not None:
+        rng.bit_generator.state = run.rng
     params = {name: list(net.parameters()) for name, net in ev.nets.items()}
     optims = {name: torch.optim.Adam(p, lr=cfg.learning_rate) for name, p in params.items()}
+    if run.optimizers is not None:
+        for name, optim in optims.items():
+            optim.load_state_dict(run.optimizers[name])
+            for group in optim.param_groups:
+                group["lr"] = cfg.learning_rate
     n = cfg.parallel_games
-    boards = np.repeat(Position.initial().array[None, :], n, axis=0)
-    first = np.ones(n, bool)  # opening roll: no doubles
-    target_games = state.games + cfg.games
+    if run.boards is not None and run.first is not None:
+        boards, first = run.boards.copy(), run.first.copy()
+    else:
+        boards = np.repeat(Position.initial().array[None, :], n, axis=0)
+        first = np.ones(n, bool)  # opening roll: no doubles
     started = time.time() - state.seconds
     next_checkpoint = state.games + cfg.checkpoint_every
-    bar = tqdm(total=cfg.games, disable=not progress, unit="game", smoothing=0.05)
+    bar = tqdm(total=cfg.games, initial=state.games, disable=not progress, unit="game", smoothing=0.05)
     log = cfg.log.open("a") if cfg.log else None
     recent_losses: list[float] = []
     try:
-        while state.games < target_games:
+        while state.games < cfg.games:
             dice = rng.integers(1, 7, size=(n, 2))
             while first.any():
                 same = first & (dice[:, 0] == dice[:, 1])
@@ -102,10 +174,18 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
                 bar.update(finished)
             first = over
             boards = nxt
-            if state.games >= next_checkpoint or state.games >= target_games:
+            if state.games >= next_checkpoint or state.games >= cfg.games:
                 state.seconds = time.time() - started
                 next_checkpoint = state.games + cfg.checkpoint_every
-                _checkpoint(ev, cfg, state)
+                run = RunState(
+                    progress=state,
+                    config=settings,
+                    rng=dict(rng.bit_generator.state),
+                    boards=boards,
+                    first=first,
+                    optimizers={name: optim.state_dict() for name, optim in optims.items()},
+                )
+                save_checkpoint(cfg.out, ev, run)
                 loss = float(np.mean(recent_losses)) if recent_losses else float("nan")
                 recent_losses.clear()
                 record = {
@@ -151,9 +231,3 @@ def _learn(
         net.eval()
         losses.append(float(loss.detach()) * len(boards) / int(mask.sum()))
     return float(np.mean(losses)) if losses else 0.0
-
-
-def _checkpoint(ev: Evaluator, cfg: TrainConfig, state: TrainState) -> None:
-    """Write the weights with the run's settings and progress in the header."""
-    run: dict[str, Any] = {"trainer": "td0-selfplay", "config": cfg.to_json(), "state": state.__dict__.copy()}
-    ev.save(cfg.out, run)

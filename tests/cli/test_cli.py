@@ -65,8 +65,9 @@ def test_hint_ranks_every_play(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cube_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, js = run_json(capsys, "cube", "--W", "1.4", "--L", "1.0", "--alpha", "0.10", "--model",
-                        "jump-linear", "--at", "0.3,0.5,0.7")
+    code, js = run_json(
+        capsys, "cube", "--W", "1.4", "--L", "1.0", "--alpha", "0.10", "--model", "jump-linear", "--at", "0.3,0.5,0.7"
+    )
     assert code == 0
     assert set(js["equity_at"]) == {"0.3", "0.5", "0.7"} or set(js["equity_at"]) == {"0.30", "0.50", "0.70"}
     assert js["tp"] < js["cp"]
@@ -95,8 +96,21 @@ def test_bad_input_without_json_goes_to_stderr(capsys: pytest.CaptureFixture[str
 
 def test_train_then_tournament_against_pubeval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tiny.jgw"
-    code, js = run_json(capsys, "train", "--games", "8", "--parallel", "4", "--hidden", "8", "--no-bearoff",
-                        "--out", str(out), "--checkpoint-every", "4")
+    code, js = run_json(
+        capsys,
+        "train",
+        "--games",
+        "8",
+        "--parallel",
+        "4",
+        "--hidden",
+        "8",
+        "--no-bearoff",
+        "--out",
+        str(out),
+        "--checkpoint-every",
+        "4",
+    )
     assert code == 0 and out.exists() and js["games"] >= 8
     code, js = run_json(capsys, "tournament", str(out), "pubeval", "--pairs", "2", "--seed", "3")
     assert code == 0 and js["games"] == 4

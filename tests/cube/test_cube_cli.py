@@ -48,11 +48,11 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["--W", "0.8", "--L", "1", "--model", "live"], "W = 0.8"),
+        (["--W", "0.8", "--L", "1", "--model", "live"], "--W: expected a number in [1, 3], got '0.8'"),
         (["--W", "1", "--L", "1", "--model", "jump-linear"], "--alpha"),
         (["--W", "1", "--L", "1", "--model", "janowski"], "--x"),
         (["--W", "1", "--L", "1", "--model", "janowski", "--x", "1.2"], "1.2"),
-        (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0"], "alpha = 0.0"),
+        (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0"], "--alpha: expected a number in (0, 0.5)"),
         (["--W", "1", "--L", "1", "--model", "live", "--at", "1.5"], "P = 1.5"),
     ],
 )

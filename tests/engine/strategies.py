@@ -7,11 +7,14 @@ from hypothesis import strategies as st
 
 
 @st.composite
-def boards(draw: st.DrawFn, max_checkers: int = 15) -> np.ndarray:
-    """A random legal 26-slot board: each side up to ``max_checkers`` checkers, no shared points."""
+def boards(draw: st.DrawFn, max_checkers: int = 15, min_checkers: int = 1) -> np.ndarray:
+    """A random legal 26-slot board: each side ``min_checkers`` to ``max_checkers`` checkers, no shared points.
+
+    With ``min_checkers`` 1 (the default) the game is still on; 0 lets either side be borne off.
+    """
     b = np.zeros(26, np.int8)
-    n_own = draw(st.integers(0, max_checkers))
-    n_opp = draw(st.integers(0, max_checkers))
+    n_own = draw(st.integers(min_checkers, max_checkers))
+    n_opp = draw(st.integers(max(min_checkers, 0 if n_own else 1), max_checkers))
     home_bias = draw(st.booleans())
     own_slots = st.integers(1, 6) if home_bias else st.integers(1, 25)
     for _ in range(n_own):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import FibsBoard, IllegalMove, InvalidFibsBoard, MatchState, Position
+from engine import FibsBoard, IllegalMove, InvalidFibsBoard, InvalidMoveText, MatchState, Position
 from engine.fibs import EXTERNAL_CUBE_REPLIES, MONEY, parse_external_reply
 from engine.position import GamePhase
 
@@ -243,21 +243,21 @@ def test_reply_hops_in_any_order_and_hits_checked() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "dice", "message"),
+    ("text", "dice", "error", "message"),
     [
-        ("", (3, 1), "plays nothing"),
-        ("8/4 6/5", (3, 1), "does not fit the dice"),
-        ("8/5 6/5 6/5", (3, 1), "does not fit the dice"),
-        ("24/21 24/23 6/5", (3, 1), "does not fit the dice"),
-        ("5/8 6/5", (3, 1), "toward home"),
-        ("8/5 hello", (3, 1), "cannot read"),
-        ("27/24 6/5", (3, 1), "not between 0 and 25"),
-        ("7/4 6/5", (3, 1), "not a legal play"),
-        ("double", (3, 1), "cannot read"),
+        ("", (3, 1), IllegalMove, "plays nothing"),
+        ("8/4 6/5", (3, 1), IllegalMove, "does not fit the dice"),
+        ("8/5 6/5 6/5", (3, 1), IllegalMove, "does not fit the dice"),
+        ("24/21 24/23 6/5", (3, 1), IllegalMove, "does not fit the dice"),
+        ("5/8 6/5", (3, 1), InvalidMoveText, "toward home"),
+        ("8/5 hello", (3, 1), InvalidMoveText, "cannot read"),
+        ("27/24 6/5", (3, 1), InvalidMoveText, "not between 0 and 25"),
+        ("7/4 6/5", (3, 1), IllegalMove, "not a legal play"),
+        ("double", (3, 1), InvalidMoveText, "cannot read"),
     ],
 )
-def test_bad_replies_raise(text: str, dice: tuple[int, int], message: str) -> None:
-    with pytest.raises(IllegalMove, match=message):
+def test_bad_replies_raise(text: str, dice: tuple[int, int], error: type[ValueError], message: str) -> None:
+    with pytest.raises(error, match=message):
         parse_external_reply(text, Position.initial(), dice)
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import IllegalMove, Position, children_batch
+from engine import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, Position, children_batch
 from engine.position import validate_board
 from tests.engine.strategies import boards, dice
 
@@ -71,31 +71,32 @@ def test_parse_move_strings(move: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("move", "message"),
+    ("move", "error", "message"),
     [
-        ("24/18", "not a legal play"),  # uses one die only
-        ("24/17 13/12", "held by the opponent"),
-        ("7/1 13/11", "no checker"),
-        ("13/11 6/0 ", "not a legal play"),
-        ("24/18 12/10", "no checker"),
-        ("25/19 13/11", "no checker"),
-        ("13-11", "cannot read"),
-        ("", "empty"),
-        ("11/13", "toward home"),
-        ("24/18(9)", "no checker"),
+        ("24/18", IllegalMove, "not a legal play"),  # uses one die only
+        ("24/17 13/12", IllegalMove, "held by the opponent"),
+        ("7/1 13/11", IllegalMove, "no checker"),
+        ("13/11 6/0 ", IllegalMove, "not a legal play"),
+        ("24/18 12/10", IllegalMove, "no checker"),
+        ("25/19 13/11", IllegalMove, "no checker"),
+        ("13-11", InvalidMoveText, "cannot read"),
+        ("", InvalidMoveText, "empty"),
+        ("11/13", InvalidMoveText, "toward home"),
+        ("24/18(9)", IllegalMove, "no checker"),
+        ("13/27", InvalidMoveText, "not between 0 and 25"),
     ],
 )
-def test_illegal_move_strings_raise(move: str, message: str) -> None:
-    with pytest.raises(IllegalMove, match=message) as info:
+def test_bad_move_strings_raise(move: str, error: type[ValueError], message: str) -> None:
+    with pytest.raises(error, match=message) as info:
         Position.initial().play(move, (6, 2))
     assert repr(move) in str(info.value)
 
 
-def test_bad_dice_raise() -> None:
-    with pytest.raises(IllegalMove, match="dice"):
-        Position.initial().children((0, 3))
-    with pytest.raises(IllegalMove, match="dice"):
-        Position.initial().children((7, 1))
+@pytest.mark.parametrize("dice", [(0, 3), (7, 1), (1,), ("a", 2), (2, 2, 2)])
+def test_bad_dice_raise(dice: tuple) -> None:
+    with pytest.raises(InvalidDice, match="dice") as info:
+        Position.initial().children(dice)
+    assert repr(dice) in str(info.value)
 
 
 def _own_total(p: Position) -> int:
@@ -145,7 +146,7 @@ def test_move_parser_fuzz_never_crashes(text: str, roll: tuple[int, int]) -> Non
     p = Position.initial()
     try:
         child = p.play(text, roll)
-    except IllegalMove as exc:
+    except (InvalidMoveText, IllegalMove, AmbiguousMove) as exc:
         assert repr(text) in str(exc)
         return
     assert child in p.children(roll)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -93,10 +94,7 @@ def test_two_sided_matches_gnubg(two: bo.TwoSidedDatabase) -> None:
     boards = np.stack([Position.from_id(e["id"]).array for e in data])
     r = two.lookup(boards)
     expected = np.array(
-        [
-            [e["cubeless_equity"], e["centered_cube"], e["owned_cube"], e["opponent_owns_cube"]]
-            for e in data
-        ]
+        [[e["cubeless_equity"], e["centered_cube"], e["owned_cube"], e["opponent_owns_cube"]] for e in data]
     )
     ours = np.column_stack([2 * r["win"] - 1, r["no_double"]])
     assert np.abs(ours - expected).max() < TWO_SIDED_TOL
@@ -252,16 +250,59 @@ def test_one_sided_one_ply_consistency(i: int) -> None:
 # --- cache files ------------------------------------------------------------------------------
 
 
-def test_cache_round_trip_and_mismatch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUMPGAMMON_CACHE", str(tmp_path))
     assert bo.cache_dir() == tmp_path
     path = tmp_path / "t.npz"
-    bo._save_npz(path, {"version": np.array(3), "a": np.arange(4.0)})
-    assert not list(tmp_path.glob("*.tmp.npz"))
-    spec = {"a": ((4,), "f8")}
-    got = bo._load_npz(path, spec, 3)
-    assert got is not None and (got["a"] == np.arange(4.0)).all()
-    assert bo._load_npz(path, spec, 4) is None  # version mismatch
-    assert bo._load_npz(path, {"a": ((5,), "f8")}, 3) is None  # shape mismatch
-    path.write_bytes(b"garbage")
-    assert bo._load_npz(path, spec, 3) is None
+    bo.save_npz(path, {"version": np.array(3), "a": np.arange(4.0)})
+    assert not list(tmp_path.glob("*.tmp"))
+    got, why = bo.read_npz(path, {"a": ((4,), "f8")}, 3)
+    assert got is not None and why == "" and (got["a"] == np.arange(4.0)).all()
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+def _nan(path: Path) -> None:
+    bo.save_npz(path, {"version": np.array(3), "a": np.array([0.0, np.nan, 0.0, 0.0])})
+
+
+@pytest.mark.parametrize(
+    ("damage", "spec", "version", "why"),
+    [
+        (None, {"a": ((4,), "f8")}, 4, "version 3, not 4"),
+        (None, {"a": ((5,), "f8")}, 3, "not f8(5,)"),
+        (None, {"b": ((4,), "f8")}, 3, "unreadable"),
+        (lambda p: p.write_bytes(b"garbage"), {"a": ((4,), "f8")}, 3, "unreadable"),
+        (_truncated, {"a": ((4,), "f8")}, 3, "unreadable"),
+        (lambda p: p.write_bytes(b""), {"a": ((4,), "f8")}, 3, "unreadable"),
+        (_nan, {"a": ((4,), "f8")}, 3, "NaN"),
+        (lambda p: p.unlink(), {"a": ((4,), "f8")}, 3, "not built yet"),
+    ],
+)
+def test_damaged_cache_is_refused_with_a_reason(
+    tmp_path: Path, damage: Callable[[Path], None] | None, spec: dict, version: int, why: str
+) -> None:
+    path = tmp_path / "t.npz"
+    bo.save_npz(path, {"version": np.array(3), "a": np.arange(4.0)})
+    if damage is not None:
+        damage(path)
+    got, reason = bo.read_npz(path, spec, version)
+    assert got is None and why in reason
+
+
+def test_damaged_cache_is_rebuilt_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "db.npz"
+    spec = {"a": ((2, 3), "f8"), "b": ((2, 3), "f8")}
+    built = (np.ones((2, 3)), np.zeros((2, 3)))
+    bo.save_npz(path, {"version": np.array(1), "a": built[0], "b": built[1]})
+    _truncated(path)
+    (tmp_path / "db.npz.abc123.tmp").write_bytes(b"left by a killed write")
+    data = bo.load_or_build("test", path, spec, 1, lambda progress: built, progress=False, rebuild=False)
+    assert (data["a"] == 1).all() and (data["b"] == 0).all()
+    err = capsys.readouterr()
+    assert "unreadable" in err.err and "rebuilding the test bearoff database" in err.err and err.out == ""
+    assert not list(tmp_path.glob("*.tmp"))
+    again, why = bo.read_npz(path, spec, 1)  # the rebuilt file is whole again
+    assert again is not None and why == ""

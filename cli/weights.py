@@ -1,0 +1,55 @@
+"""``jumpgammon weights info|promote``: inspect a weights file; make a run's nets the shipped ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from cli.common import add_json_argument, existing_file
+from nets.evaluator import TRAINING_PREFIX, load_evaluator
+from nets.weights import decode_weights
+from training.checkpoint import promote
+from weights import DEFAULT_WEIGHTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``weights`` subcommand."""
+    p = sub.add_parser("weights", help="inspect weights files; promote a training run to the shipped net")
+    p.add_argument("action", choices=["info", "promote"], help="info FILE, or promote RUN (replaces the shipped net)")
+    p.add_argument("file", type=existing_file, metavar="FILE")
+    p.add_argument("--to", type=Path, default=DEFAULT_WEIGHTS, help="where promote writes (default: the shipped net)")
+    add_json_argument(p)
+    p.set_defaults(func=run)
+
+
+def describe(path: Path) -> dict[str, Any]:
+    """Architecture, training progress and saved run state of a weights file (validated in full)."""
+    header, tensors = decode_weights(path.read_bytes(), str(path))
+    load_evaluator(path, bearoff=False)  # the nets themselves must load
+    run = header.get("run", {})
+    return {
+        "file": str(path),
+        "encoding": header.get("encoding"),
+        "nets": header.get("nets"),
+        "games": run.get("state", {}).get("games"),
+        "trainer": run.get("trainer"),
+        "run_state_saved": any(k.startswith(TRAINING_PREFIX) for k in tensors),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the file's description, or write its nets (without run state) to ``--to``; returns 0."""
+    info = describe(args.file)
+    if args.action == "promote":
+        promote(args.file, args.to)
+        info["promoted_to"] = str(args.to)
+    if args.json:
+        print(json.dumps(info))
+    elif args.action == "promote":
+        print(f"{args.file} ({info['games'] or 0:,} games) is now {args.to}")
+    else:
+        for key, value in info.items():
+            print(f"{key:16s} {value}")
+    return 0

@@ -1,0 +1,309 @@
+"""Regression tests for every bad input of the hardening issue: one-line errors, exit code 2, no harm done."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from cli.main import main
+from engine import MatchState, Position
+from nets import new_evaluator
+from nets.weights import decode_weights
+from weights import DEFAULT_WEIGHTS
+
+START = "4HPwATDgc/ABMA"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of one in-process CLI call."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_clean_error(code: int, out: str, err: str, needle: str, as_json: bool) -> None:
+    """Exit 2 with one line naming ``needle``: JSON on stdout with --json, else text on stderr."""
+    assert code == 2
+    if as_json:
+        assert out.count("\n") == 1 and needle in json.loads(out)["error"]
+    else:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert out == "" and len(lines) == 1 and needle in lines[0]
+    assert "Traceback" not in out + err
+
+
+def _nan_weights(tmp_path: Path) -> Path:
+    """A tiny weights file with one NaN weight, patched into the bytes as a damaged file would have it."""
+    data = bytearray(new_evaluator(hidden=(8,)).to_bytes())
+    n = int.from_bytes(data[11:19], "little")
+    entry = json.loads(data[19 : 19 + n])["tensors"]["contact.body.0.weight"]
+    at = 19 + n + entry["offset"] + 4 * (3 * entry["shape"][1] + 7)
+    data[at : at + 4] = np.array([np.nan], "<f4").tobytes()
+    path = tmp_path / "nan.jgw"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _match(**fields: object) -> str:
+    """A match ID gnubg's key can hold but no game reaches."""
+    return MatchState(**fields).id  # type: ignore[arg-type]
+
+
+BAD_COMMANDS: list[tuple[list[str], str]] = [
+    (["train", "--games", "10"], "--out"),
+    (["train", "--out", "r.jgw", "--parallel", "0"], "--parallel"),
+    (["train", "--out", "r.jgw", "--games", "0"], "--games"),
+    (["train", "--out", "r.jgw", "--games", "-5"], "--games"),
+    (["train", "--out", "r.jgw", "--hidden", "0"], "--hidden"),
+    (["train", "--out", "r.jgw", "--hidden", "128,x"], "--hidden"),
+    (["train", "--out", "r.jgw", "--exploration", "2"], "--exploration"),
+    (["train", "--out", "r.jgw", "--lr", "nan"], "--lr"),
+    (["train", "--out", "r.jgw", "--device", "bogus"], "--device"),
+    (["train", "--out", "r.jgw", "--checkpoint-every", "0"], "--checkpoint-every"),
+    (["tournament", "pubeval", "pubeval", "--pairs", "0"], "--pairs"),
+    (["tournament", "pubeval", "pubeval", "--pairs", "-5"], "--pairs"),
+    (["tournament", "pubeval", "nosuchfile.jgw", "--pairs", "2"], "nosuchfile.jgw"),
+    (["bench", "movegen", "--games", "0"], "--games"),
+    (["bench", "eval", "--repeats", "-1"], "--repeats"),
+    (["bench", "cube-bearoff", "--sample", "0"], "--sample"),
+    (["bench", "nothing"], "nothing"),
+    (["eval", START, "--plies", "7"], "--plies"),
+    (["eval", START, "--weights", "missing.jgw"], "missing.jgw"),
+    (["hint", START], "--dice"),
+    (["hint", START, "--dice", "0", "3"], "--dice"),
+    (["cube", "--W", "1.4", "--L", "1", "--grid", "100000000"], "--grid"),
+    (["cube", "--W", "inf", "--L", "1"], "--W"),
+    (["nocommand"], "nocommand"),
+    (["eval"], "POSITIONID"),
+    (["eval", "AAAAAAAAAAAAAA"], "no checkers"),
+    (["hint", "AAAAAAAAAAAAAA", "--dice", "3", "1"], "no checkers"),
+    (["eval", f"{START}:{_match(match_length=5, score=(5, 2))}"], "score 5-2"),
+    (["eval", f"{START}:{_match(match_length=5, score=(1, 7))}"], "score 1-7"),
+    (["eval", f"{START}:{_match(cube=32768)}"], "cube 32768"),
+    (["eval", f"{START}:{_match(doubled=True, dice=(3, 1))}"], "dice (3, 1)"),
+    (["eval", f"{START}:{_match(match_length=7, score=(2, 3), crawford=True)}"], "crawford"),
+    (["eval", f"{START}:{_match(match_length=7, cube=16, cube_owner=0)}"], "cube 16"),
+    (["eval", f"{START}:{_match(match_length=7, cube=2)}"], "centred cube 2"),
+    (["hint", f"{START}:{_match(match_length=3, score=(3, 0))}", "--dice", "3", "1"], "score 3-0"),
+    (["show", f"{START}:{_match(cube=32768)}"], "cube 32768"),
+]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize(("argv", "needle"), BAD_COMMANDS)
+def test_bad_input_is_one_clean_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    needle: str,
+    as_json: bool,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
+    assert_clean_error(code, out, err, needle, as_json)
+    assert not (tmp_path / "r.jgw").exists()  # nothing half-written
+
+
+def test_cuda_device_without_cuda_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA, so --device cuda is valid here")
+    code, out, err = run_cli(capsys, "train", "--out", str(tmp_path / "r.jgw"), "--device", "cuda", "--json")
+    assert_clean_error(code, out, err, "no CUDA device", as_json=True)
+
+
+def test_weights_with_nan_are_refused_everywhere(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = str(_nan_weights(tmp_path))
+    for argv in (["hint", START, "--dice", "3", "1", "--weights", bad], ["tournament", bad, "pubeval", "--pairs", "2"]):
+        code, out, err = run_cli(capsys, *argv, "--json")
+        assert_clean_error(code, out, err, "NaN or infinite", as_json=True)
+
+
+@pytest.mark.parametrize(
+    "out",
+    [
+        lambda tmp: str(DEFAULT_WEIGHTS),
+        lambda tmp: str(DEFAULT_WEIGHTS.parent / "new.jgw"),
+        lambda tmp: str(tmp),  # a folder
+        lambda tmp: "/proc/no/such/dir/r.jgw",  # cannot be created, even by root
+    ],
+)
+def test_train_refuses_the_shipped_folder_and_unwritable_outputs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, out: object
+) -> None:
+    before = hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest()
+    target = out(tmp_path)  # type: ignore[operator]
+    code, stdout, err = run_cli(capsys, "train", "--out", target, "--games", "4", "--parallel", "2", "--json")
+    assert_clean_error(code, stdout, err, "--out", as_json=True)
+    assert hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest() == before
+    assert sorted(
+        p.name for p in DEFAULT_WEIGHTS.parent.iterdir() if p.suffix != ".py" and p.name != "__pycache__"
+    ) == ["default.jgw"]
+
+
+def _train(capsys: pytest.CaptureFixture[str], out: Path, *extra: str) -> tuple[int, dict, str]:
+    code, stdout, err = run_cli(
+        capsys,
+        "train",
+        "--out",
+        str(out),
+        "--parallel",
+        "8",
+        "--hidden",
+        "8",
+        "--no-bearoff",
+        "--checkpoint-every",
+        "8",
+        "--threads",
+        "1",
+        *extra,
+        "--json",
+    )
+    return code, (json.loads(stdout) if code == 0 else {}), err
+
+
+def test_games_is_the_run_total_and_resuming_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "run.jgw"
+    code, js, err = _train(capsys, out, "--games", "12")
+    assert code == 0 and js["games"] >= 12 and err.splitlines()[0].startswith(f"starting {out}")
+    first = out.read_bytes()
+    code, js2, err = _train(capsys, out, "--games", "12")  # the same command again: nothing left to do
+    assert code == 0 and js2["games"] == js["games"] and out.read_bytes() == first
+    assert err.splitlines()[0] == f"resuming {out} at {js['games']:,} games (target 12)"
+    code, js3, err = _train(capsys, out, "--games", "30", "--lr", "0.0005")
+    assert code == 0 and js3["games"] >= 30
+    assert "resuming" in err and "learning_rate 0.001 -> 0.0005" in err
+
+
+def test_changed_architecture_or_seed_on_resume_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "run.jgw"
+    assert _train(capsys, out, "--games", "8")[0] == 0
+    saved = out.read_bytes()
+    for extra, needle in ((["--hidden", "16"], "--hidden 16"), (["--seed", "9"], "--seed 9")):
+        code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "16", *extra, "--json")
+        assert_clean_error(code, stdout, err, needle, as_json=True)
+    code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "16", "--hidden", "8", "--parallel", "4")
+    assert_clean_error(code, stdout, err, "--parallel 4", as_json=False)
+    assert out.read_bytes() == saved
+
+
+def test_stray_temporary_files_are_cleaned_up(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "run.jgw"
+    stray = tmp_path / "run.jgw.x1y2z3.tmp"
+    stray.write_bytes(b"half a checkpoint")
+    other = tmp_path / "other.jgw.abc.tmp"
+    other.write_bytes(b"not ours")
+    assert _train(capsys, out, "--games", "8")[0] == 0
+    assert not stray.exists() and other.exists()
+
+
+def _tensors(path: Path) -> dict[str, np.ndarray]:
+    return decode_weights(path.read_bytes())[1]
+
+
+def test_resume_after_kill_9_is_bit_for_bit_equal(tmp_path: Path) -> None:
+    """A run killed at a random moment and started again ends exactly where an uninterrupted one does."""
+    common = [
+        "--games",
+        "160",
+        "--parallel",
+        "16",
+        "--hidden",
+        "16",
+        "--no-bearoff",
+        "--checkpoint-every",
+        "16",
+        "--threads",
+        "1",
+        "--seed",
+        "5",
+        "--json",
+    ]
+    whole, cut = tmp_path / "whole.jgw", tmp_path / "cut.jgw"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main(sys.argv[1:]))", "train"]
+    subprocess.run([*cmd, "--out", str(whole), *common], check=True, capture_output=True, env=env, timeout=240)
+    proc = subprocess.Popen([*cmd, "--out", str(cut), *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        if cut.exists():
+            games = decode_weights(cut.read_bytes())[0]["run"]["state"]["games"]
+            if games >= 48:
+                break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed; give it more games"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_at = decode_weights(cut.read_bytes())[0]["run"]["state"]["games"]
+    assert 48 <= killed_at < 160
+    resumed = subprocess.run([*cmd, "--out", str(cut), *common], check=True, capture_output=True, env=env, timeout=240)
+    assert f"resuming {cut} at {killed_at:,} games" in resumed.stderr.decode()
+    a, b = _tensors(whole), _tensors(cut)
+    assert set(a) == set(b)
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_finished_game_is_evaluated_as_finished_and_has_no_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    board = np.zeros(26, np.int8)
+    board[19] = -3  # the side on roll is off; the opponent still has three checkers in its home board
+    finished = Position(board)
+    code, out, _ = run_cli(capsys, "eval", finished.id, "--json")
+    js = json.loads(out)
+    assert code == 0 and js["probabilities"]["win"] == 1.0 and js["cubeless_equity"] == 1.0
+    lost = finished.flip()
+    code, out, _ = run_cli(capsys, "eval", lost.id, "--json", "--plies", "2")
+    assert code == 0 and json.loads(out)["probabilities"]["win"] == 0.0
+    code, out, err = run_cli(capsys, "hint", finished.id, "--dice", "3", "1", "--json")
+    assert_clean_error(code, out, err, "game is over", as_json=True)
+
+
+def test_promote_is_the_only_way_into_weights(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    run_file = tmp_path / "run.jgw"
+    assert _train(capsys, run_file, "--games", "8")[0] == 0
+    target = tmp_path / "shipped" / "default.jgw"
+    code, out, _ = run_cli(capsys, "weights", "promote", str(run_file), "--to", str(target), "--json")
+    assert code == 0 and json.loads(out)["promoted_to"] == str(target)
+    header, tensors = decode_weights(target.read_bytes())
+    assert not any(k.startswith("train.") for k in tensors)
+    assert "rng" not in header["run"] and header["run"]["state"]["games"] >= 8
+    code, out, _ = run_cli(capsys, "weights", "info", str(target), "--json")
+    assert code == 0 and json.loads(out)["run_state_saved"] is False
+
+
+def test_wheel_ships_the_default_weights(tmp_path: Path) -> None:
+    """A non-editable install (a built wheel) carries weights/default.jgw beside the code that finds it."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("jumpgammon-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "weights/default.jgw" in names and "weights/__init__.py" in names
+    assert zipfile.ZipFile(wheel).read("weights/default.jgw") == DEFAULT_WEIGHTS.read_bytes()
