@@ -14,16 +14,17 @@ take the opponent owns the 2-cube in the same position, side on roll still to ro
 
 (a) *double*: the initial double with a centred cube; (b) *redouble*: the side on roll owns
 the cube. A strategy that doubles gets ``min(DT, DP)`` (the opponent answers optimally), one that
-does not (including "too good") gets ``ND_s``; its cost is ``E*_s`` minus that (>= 0).
+does not (including ``CubeAction.TOO_GOOD``) gets ``ND_s``; its cost is ``E*_s`` minus that (>= 0).
 (c) *take*: the opponent's answer to a double. Taking gives the taker ``-DT``, passing ``-1``;
 the correct answer is take iff ``DT <= 1`` and a wrong answer costs ``|1 - DT|``. It is scored on
 every position ("take, all") and on the positions where a centred double is exactly correct
 ("take, doubled": ``min(DT, DP) >= ND_centred``, where the taker meets the decision in optimal
 play); the JSON also has the window ``|DT - 1| <= 0.5``.
 
-A "too good" action counts as not doubling (it plays on); without gammons playing on is worth
-at most +1, so "too good" is never right here, and the JSON's ``double_cash`` / ``redouble_cash``
-score those actions as double/pass instead, to separate that from the rest of each model.
+A ``CubeAction.TOO_GOOD`` action counts as not doubling (it plays on); without gammons playing on
+is worth at most +1, so too good is never right here, and the JSON's ``double_cash`` /
+``redouble_cash`` score those actions as double/pass instead, to separate that from the rest of
+each model.
 
 An *error* is a decision with cost > 1e-9 (exact ties, e.g. certain wins where doubling and
 playing on are both worth +1, are not errors); counts of errors costing more than 0.001 and 0.01
@@ -62,6 +63,7 @@ from numba import njit, prange
 from tqdm import tqdm
 
 import cube
+from cube.states import CubeState
 from cube.strategy import CubeStrategy
 from engine.batch import children_batch
 from nets.bearoff import N_TWO_SIDED_SIDE, TwoSidedDatabase, load_two_sided, one_sided_index, one_sided_points
@@ -239,7 +241,7 @@ def local_alphas(db: TwoSidedDatabase, i: np.ndarray, j: np.ndarray, chunk: int 
 class Decisions:
     """Boolean cube decisions per position: double (centred), redouble (owned), take.
 
-    ``too_good`` / ``too_good_owned`` mark the no-double actions that were "too good" (they count
+    ``too_good`` / ``too_good_owned`` mark the no-double actions that were ``TOO_GOOD`` (they count
     as not doubling; the ``*_cash`` scores count them as double/pass instead). None: never.
     """
 
@@ -267,10 +269,10 @@ def strategy_decisions(
         probs = np.zeros((len(win[sl]), 5), np.float64)
         probs[:, 0] = win[sl]
         la = None if local_alpha is None else local_alpha[sl]
-        cen = strategy.decide(probs, "centered", local_alpha=la)
-        own = strategy.decide(probs, "owned", local_alpha=la)
-        out.double[sl] = cen.action == "double"
-        out.redouble[sl] = own.action == "double"
+        cen = strategy.decide(probs, CubeState.CENTERED, local_alpha=la)
+        own = strategy.decide(probs, CubeState.OWNED, local_alpha=la)
+        out.double[sl] = cen.double
+        out.redouble[sl] = own.double
         out.take[sl] = cen.take  # the answer does not depend on the state before the double
         assert out.too_good is not None and out.too_good_owned is not None
         out.too_good[sl] = cen.too_good

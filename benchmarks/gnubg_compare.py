@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.position import Position
 from nets.evaluator import Evaluator
+from nets.lookahead import evaluate_plies
 from nets.model import cubeless_equity
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "gnubg_evals.json"
@@ -23,7 +24,7 @@ def compare_with_gnubg(ev: Evaluator, plies: int = 0, reference: Path = REFERENC
     """Mean absolute errors against gnubg's 0-ply (and 2-ply) figures, overall and by phase."""
     cases = json.loads(reference.read_text())["cases"]
     boards = np.stack([Position.from_id(c["position_id"]).array for c in cases])
-    ours = ev.evaluate_plies(boards, plies)
+    ours = evaluate_plies(ev, boards, plies)
     result: dict[str, Any] = {"benchmark": "gnubg-compare", "plies": plies, "positions": len(cases)}
     for key in ("eval0", "eval2"):
         idx = [i for i, c in enumerate(cases) if key in c]

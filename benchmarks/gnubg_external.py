@@ -48,6 +48,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal, TypedDict, Unpack
 
+from cube.states import CubeResponse
 from engine.fibs import MONEY, FibsBoard, parse_external_reply
 from engine.position import Position
 
@@ -55,7 +56,13 @@ GNUBG = os.environ.get("JUMPGAMMON_GNUBG", "/usr/games/gnubg")  # the executable
 MAX_LINE = 254  # longest request gnubg 1.07 reads safely (its buffer is 256 bytes with "\n" and NUL)
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 DOUBLE_REPLIES = frozenset({"double", "roll"})
-TAKE_REPLIES = frozenset({"take", "drop", "beaver"})
+#: gnubg's words for the answers to a pending double, and the responses they mean.
+GNUBG_RESPONSES: dict[str, CubeResponse] = {
+    "take": CubeResponse.TAKE,
+    "drop": CubeResponse.PASS,
+    "beaver": CubeResponse.BEAVER,
+}
+TAKE_REPLIES = frozenset(GNUBG_RESPONSES)
 Owner = Literal["centre", "player", "opponent"]
 
 
@@ -425,7 +432,8 @@ class GnubgExternal:
 
     def accept_double(self, position: Position, cube: int) -> bool:
         """engine.game.Player: whether gnubg takes a double to ``2 * cube`` (``position``: its view, not on roll)."""
-        return self.take_decision(position.flip(), cube=cube, redouble=cube > 1) in ("take", "beaver")
+        reply = self.take_decision(position.flip(), cube=cube, redouble=cube > 1)
+        return GNUBG_RESPONSES[reply] in (CubeResponse.TAKE, CubeResponse.BEAVER)
 
     def evaluate(
         self,

@@ -5,9 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+
 from benchmarks.positions import random_game_positions
+from benchmarks.reference_movegen import python_children
 from engine.batch import children_batch
 from engine.movegen import count_children_kernel
+from engine.position import Position
 
 
 def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
@@ -24,6 +28,7 @@ def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
         t0 = time.perf_counter()
         kids, _ = children_batch(boards, dice)
         best_batch = min(best_batch, time.perf_counter() - t0)
+    single, plain = _single_calls(boards, dice)
     return {
         "benchmark": "movegen",
         "positions": int(len(boards)),
@@ -31,15 +36,33 @@ def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
         "children_per_second": total / best_count,
         "children_per_second_batched_flipped": len(kids) / best_batch,
         "pairs_per_second": len(boards) / best_count,
+        "single_call_children_per_second": single,
+        "plain_python_children_per_second": plain,
+        "single_call_over_plain_python": single / plain,
         "repeats": repeats,
     }
 
 
+def _single_calls(boards: np.ndarray, dice: np.ndarray, limit: int = 3000) -> tuple[float, float]:
+    """Children per second of ``Position.children`` called once per position, and of the plain-Python generator.
+
+    Both start from the raw board and roll, as a user's own loop would.
+    """
+    boards, dice = boards[:limit], dice[:limit]
+    Position(boards[0]).children((int(dice[0, 0]), int(dice[0, 1])))  # compiled before the timing
+    rolls = [(int(a), int(b)) for a, b in dice]
+    t0 = time.perf_counter()
+    count = sum(len(Position(b).children(r)) for b, r in zip(boards, rolls, strict=True))
+    single = count / (time.perf_counter() - t0)
+    lists = [b.tolist() for b in boards]
+    t0 = time.perf_counter()
+    count = sum(len(python_children(b, r[0], r[1])) for b, r in zip(lists, rolls, strict=True))
+    return single, count / (time.perf_counter() - t0)
+
+
 def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weights: str | None = None) -> dict[str, Any]:
     """Batched 0-ply evaluations per second and the time of one 441-roll jump volatility."""
-    import numpy as np
 
-    from engine.position import Position
     from nets.evaluator import DEFAULT_WEIGHTS, load_evaluator, new_evaluator
     from nets.volatility import jump_volatility
 

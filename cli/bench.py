@@ -74,4 +74,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  children / second:        {result['children_per_second']:,.0f}")
         print(f"  batched, flipped / second:{result['children_per_second_batched_flipped']:,.0f}")
         print(f"  pairs / second:           {result['pairs_per_second']:,.0f}")
+        print(
+            f"  Position.children, one call per position: {result['single_call_children_per_second']:,.0f} "
+            f"children/s, {result['single_call_over_plain_python']:.1f}x a plain-Python generator "
+            f"({result['plain_python_children_per_second']:,.0f}/s)"
+        )
     return 0

@@ -9,6 +9,7 @@ from cli.common import add_json_argument, float_range, int_range
 from cube.distributions import DISTRIBUTIONS
 from cube.points import POINT_NAMES
 from cube.report import MODELS, plot_equities, report
+from cube.states import CubeState
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--statistical", action="store_true", help="scale alpha by 1.24 (statistical estimates; jump-linear only)"
     )
-    p.add_argument("--grid", type=int_range(20, 20_000), default=400, help="P buckets of jump-numerical")
+    p.add_argument("--grid", type=int_range(20, 2_000), default=400, help="P buckets of jump-numerical (20-2000)")
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
     p.add_argument("--at", default="", help="comma-separated P values, e.g. 0.3,0.5,0.7")
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     if rep.equity_at:
         print(f"{'P':>8s} {'centered':>9s} {'owned':>9s} {'unavail':>9s}")
         for key, eq in rep.equity_at.items():
-            print(f"{key:>8s} {eq['centered']:9.4f} {eq['owned']:9.4f} {eq['unavailable']:9.4f}")
+            cells = " ".join(f"{eq[state]:9.4f}" for state in CubeState)
+            print(f"{key:>8s} {cells}")
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0

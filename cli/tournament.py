@@ -1,49 +1,116 @@
-"""``jumpgammon tournament A B``: cubeless money games in lockstep with mirrored dice; ppg and SE."""
+"""``jumpgammon tournament --a SPEC --b SPEC --games N``: mirrored money games, cubeless or cubeful; ppg and SE."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+from typing import Any
 
-from benchmarks.pubeval import PubevalPolicy
-from benchmarks.tournament import BatchPolicy, EvaluatorPolicy, play_tournament
+from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
+from arena.mat import write_mat_files
 from cli.common import add_json_argument, int_range
+from players import PLAYER_SPECS
+
+CUBE_SPECS = (
+    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], gnubg"
+)
+
+
+def even_games(text: str) -> int:
+    """An argparse type for an even number of games, at least 2 (mirrored pairs)."""
+    value = int_range(2, 100_000_000)(text)
+    if value % 2:
+        raise argparse.ArgumentTypeError(f"expected an even number (games come in mirrored pairs), got {text!r}")
+    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``tournament`` subcommand."""
-    p = sub.add_parser("tournament", help="bot-vs-bot points per game with standard error")
-    p.add_argument("a", help="player A: 'jumpgammon', 'pubeval' or a weights file path")
-    p.add_argument("b", help="player B: same choices")
-    p.add_argument(
-        "--pairs", type=int_range(2, 10_000_000), default=1000, help="dice sequences, each played with both seatings"
+    p = sub.add_parser(
+        "tournament",
+        help="bot-vs-bot money games: points per game with standard error",
+        description=(
+            "Play mirrored money games (each dice sequence twice, seats swapped) between players A and B "
+            f"in lockstep batches. Player specs: {PLAYER_SPECS}. Cube specs: {CUBE_SPECS}."
+        ),
     )
+    p.add_argument("--a", required=True, metavar="SPEC", help="player A, e.g. net@0, net:runs/x.jgw@2, pubeval")
+    p.add_argument("--a-cube", default="none", metavar="CUBE", help="A's cube strategy (default none)")
+    p.add_argument("--b", required=True, metavar="SPEC", help="player B")
+    p.add_argument("--b-cube", default="none", metavar="CUBE", help="B's cube strategy (default none)")
+    p.add_argument("--games", type=even_games, default=2000, help="games, an even number (default 2000)")
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
+    p.add_argument("--cubeful", action="store_true", help="play with the doubling cube (default: cubeless)")
+    p.add_argument("--jacoby", action="store_true", help="Jacoby rule: gammons count only after a double")
+    p.add_argument("--beavers", action="store_true", help="allow beavers")
+    p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
+    p.add_argument("--ray", metavar="auto|local|ADDRESS", default=None, help="run the blocks as Ray tasks")
+    p.add_argument("--no-compare-cube", action="store_true", help="do not count cube disagreements")
+    p.add_argument("--save", type=Path, default=None, metavar="FILE", help="write every game as JSON lines")
+    p.add_argument("--mat", type=Path, default=None, metavar="DIR", help="write every game as Jellyfish .mat files")
     add_json_argument(p)
     p.set_defaults(func=run)
 
 
-def make_policy(spec: str) -> BatchPolicy:
-    """A batch player from its name or a weights path."""
-    if spec == "pubeval":
-        return PubevalPolicy()
-    from nets import load_evaluator
-
-    if spec == "jumpgammon":
-        return EvaluatorPolicy(load_evaluator())
-    return EvaluatorPolicy(load_evaluator(spec), name=f"jumpgammon[{spec}]")
+def _check_output(path: Path | None, option: str, folder: bool) -> None:
+    """Refuse an output path that cannot be written, before any game is played."""
+    if path is None:
+        return
+    if not folder and path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a folder")
+    if folder and path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is not a folder")
+    parent = path if folder and path.is_dir() else path.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: folder {str(parent)!r} does not exist")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play and report A's points per game; returns 0."""
-    result = play_tournament(make_policy(args.a), make_policy(args.b), args.pairs, args.seed, progress=True)
+    """Play the tournament and report from A's view; returns 0."""
+    _check_output(args.save, "--save", folder=False)
+    _check_output(args.mat, "--mat", folder=True)
+    cfg = TournamentConfig(
+        a=PlayerSpec(args.a, args.a_cube),
+        b=PlayerSpec(args.b, args.b_cube),
+        games=args.games,
+        seed=args.seed,
+        rules=Rules(cubeful=args.cubeful, jacoby=args.jacoby, beavers=args.beavers),
+        compare_cube=not args.no_compare_cube,
+    )
+    record = args.save is not None or args.mat is not None
+    result, blocks = run_tournament(cfg, workers=args.workers, ray_address=args.ray, record=record)
+    if args.save is not None:
+        save_games(args.save, result, blocks)
+    if args.mat is not None:
+        write_mat_files(args.mat, result, blocks)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        r = result
-        print(f"{r.player_a} vs {r.player_b}: {r.ppg:+.3f} ppg +- {r.se:.3f} (1 SE) over {r.games} games")
-        print(
-            f"  A wins {r.wins_a} ({r.gammons_a} gammons, {r.backgammons_a} backgammons); "
-            f"B gammons {r.gammons_b}, backgammons {r.backgammons_b}"
-        )
+        print(format_result(result))
     return 0
+
+
+def format_result(r: TournamentResult) -> str:
+    """Human-readable summary from A's view."""
+    se = f"{r.se:.3f}" if r.se is not None else "n/a"
+    ci = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]" if r.ci95 is not None else "n/a"
+    lines = [
+        f"{r.player_a} vs {r.player_b}: {r.ppg:+.4f} ppg, SE {se}, 95% interval {ci}",
+        f"  {r.games} games ({r.pairs} mirrored pairs, seed {r.seed}) in {r.seconds:.1f} s, "
+        f"{r.games_per_second:.0f} games/s",
+    ]
+    rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
+    for label, s in rows:
+        lines.append(f"  {label}: {s.wins} wins, {s.gammons} gammons, {s.backgammons} backgammons")
+    if r.rules["cubeful"]:
+        for label, s in rows:
+            lines.append(
+                f"  {label} cube: {s.doubles} doubles, {s.takes} takes, {s.passes} passes, {s.beavers} beavers, "
+                f"{s.too_good} too good; disagreements {s.cube_disagreements} of {s.cube_decisions}; "
+                f"lookaheads {s.lookaheads} of {s.cube_evaluations} positions judged"
+            )
+        lines.append(
+            f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; {r.passes_ending_games} passes"
+        )
+    return "\n".join(lines)

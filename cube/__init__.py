@@ -1,12 +1,14 @@
 """Doubling-cube theory for money games: Janowski's cube-life model and Higgins' jump model.
 
 Pure numpy/scipy.  Probabilities are the five cubeless numbers of the side on roll
-(win, win gammon, win backgammon, lose gammon, lose backgammon; cumulative).  Cube states
-are "centered", "owned" (side on roll owns it) and "unavailable" (opponent owns it).
+(win, win gammon, win backgammon, lose gammon, lose backgammon; cumulative).  Cube states,
+actions and responses are the string enums of :mod:`cube.states`: :class:`CubeState`
+(``CENTERED``, ``OWNED`` = side on roll owns it, ``UNAVAILABLE`` = opponent owns it),
+:class:`CubeAction` and :class:`CubeResponse`.
 
-Modules: :mod:`cube.gamestate` (P, W, L), :mod:`cube.janowski`, :mod:`cube.jump_linear`,
-:mod:`cube.jump_nonlinear`, :mod:`cube.jump_numerical`, :mod:`cube.distributions`,
-:mod:`cube.volatility`, :mod:`cube.points`, :mod:`cube.strategy`.
+Modules: :mod:`cube.states`, :mod:`cube.gamestate` (P, W, L), :mod:`cube.janowski`,
+:mod:`cube.jump_linear`, :mod:`cube.jump_nonlinear`, :mod:`cube.jump_numerical`,
+:mod:`cube.distributions`, :mod:`cube.volatility`, :mod:`cube.points`, :mod:`cube.strategy`.
 """
 
 from cube.distributions import DISTRIBUTIONS, JumpDistribution
@@ -17,6 +19,7 @@ from cube.jump_linear import STATISTICAL_SCALE, JumpLinearModel, implied_cube_li
 from cube.jump_nonlinear import JumpNonlinearModel
 from cube.jump_numerical import NumericalSolution, solve, solve_cached
 from cube.points import POINT_NAMES, DecisionPoints
+from cube.states import CubeAction, CubeResponse, CubeState
 from cube.strategy import (
     APPROXIMATIONS,
     CubeDecision,
@@ -39,9 +42,12 @@ __all__ = [
     "DISTRIBUTIONS",
     "POINT_NAMES",
     "STATISTICAL_SCALE",
+    "CubeAction",
     "CubeDecision",
     "CubeDecisions",
     "CubeInputError",
+    "CubeResponse",
+    "CubeState",
     "CubeStrategy",
     "DecisionPoints",
     "GameState",

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from cube.states import CubeState
+
 FloatArray = NDArray[np.float64]
 
 _EPS = 1e-9
@@ -83,3 +85,8 @@ def check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise CubeInputError(f"{name} = {value!r} is not one of {', '.join(choices)}")
     return value
+
+
+def check_cube_state(value: CubeState | str, name: str = "cube_state") -> CubeState:
+    """Return ``value`` as a :class:`CubeState`; raise :class:`CubeInputError` if it names none."""
+    return CubeState(check_choice(value, name, tuple(CubeState)))

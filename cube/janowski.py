@@ -70,12 +70,13 @@ from numpy.typing import ArrayLike
 
 from cube.errors import (
     FloatArray,
-    check_choice,
     check_cube_life,
+    check_cube_state,
     check_probability,
     check_win_value,
 )
 from cube.points import DecisionPoints, EquityCurves, find_decision_points
+from cube.states import CubeState
 
 __all__ = [
     "CUBE_STATES",
@@ -93,7 +94,8 @@ __all__ = [
     "unavailable_equity",
 ]
 
-CUBE_STATES: tuple[str, ...] = ("centered", "owned", "unavailable")
+#: The three cube states in their usual order (centred, owned, unavailable).
+CUBE_STATES: tuple[CubeState, ...] = tuple(CubeState)
 
 
 def _wl(W: ArrayLike, L: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -249,16 +251,16 @@ class JanowskiModel:
         p: ArrayLike,
         W: ArrayLike,
         L: ArrayLike,
-        cube_state: str = "centered",
+        cube_state: CubeState | str = CubeState.CENTERED,
         cube_value: float = 1.0,
         *,
         jacoby: bool = False,
     ) -> FloatArray:
         """Return the cubeful equity in ``cube_state``, player's view."""
-        check_choice(cube_state, "cube_state", CUBE_STATES)
-        if cube_state == "owned":
+        state = check_cube_state(cube_state)
+        if state is CubeState.OWNED:
             return self.owned(p, W, L, cube_value)
-        if cube_state == "unavailable":
+        if state is CubeState.UNAVAILABLE:
             return self.unavailable(p, W, L, cube_value)
         return self.centered(p, W, L, cube_value, jacoby=jacoby)
 
@@ -325,14 +327,14 @@ class JanowskiModel:
 
 
 def live_equity(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_state: str = "centered"
+    p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED
 ) -> FloatArray:
     """Return gnubg's fully-live cube equity (piecewise linear), player's view, per unit cube.
 
     Centred: through (0, -L), (TP, -1), (CP, +1), (1, W); owned: (0, -L), (CP, +1), (1, W);
     unavailable: (0, -L), (TP, -1), (1, W); TP and CP are the live take and cash points.
     """
-    check_choice(cube_state, "cube_state", CUBE_STATES)
+    state = check_cube_state(cube_state)
     p_ = check_probability(p, "P")
     W_, L_ = _wl(W, L)
     p_, W_, L_ = np.broadcast_arrays(p_, W_, L_)
@@ -343,9 +345,9 @@ def live_equity(
     flat = [a.ravel() for a in (p_, W_, L_, tp, cp)]
     res = out.ravel()
     for k, (pk, wk, lk, tk, ck) in enumerate(zip(*flat, strict=True)):
-        if cube_state == "centered":
+        if state is CubeState.CENTERED:
             xs, ys = [0.0, tk, ck, 1.0], [-lk, -1.0, 1.0, wk]
-        elif cube_state == "owned":
+        elif state is CubeState.OWNED:
             xs, ys = [0.0, ck, 1.0], [-lk, 1.0, wk]
         else:
             xs, ys = [0.0, tk, 1.0], [-lk, -1.0, wk]
@@ -354,7 +356,7 @@ def live_equity(
 
 
 def gnubg_equity(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, x: ArrayLike, cube_state: str = "centered"
+    p: ArrayLike, W: ArrayLike, L: ArrayLike, x: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED
 ) -> FloatArray:
     """Return gnubg's cubeful equity E_dead (1 - x) + E_live x, player's view, per unit cube."""
     p_ = check_probability(p, "P")

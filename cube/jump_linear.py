@@ -48,6 +48,7 @@ from numpy.typing import ArrayLike
 
 from cube.errors import FloatArray, check_probability, check_volatility, check_win_value
 from cube.points import Curve, DecisionPoints, EquityCurves, find_decision_points
+from cube.states import CubeState
 
 __all__ = [
     "STATISTICAL_SCALE",
@@ -243,7 +244,7 @@ def _pw2(P: FloatArray, brk: FloatArray, a1: FloatArray, b1: FloatArray, a2: Flo
 def evaluate(pieces: LinearPieces, P: ArrayLike) -> dict[str, FloatArray]:
     """Return the linear-approximation equities at P (player's view, normalised to cube).
 
-    Keys: ``owned``, ``unavailable``, ``centered`` (current cube level, local volatility)
+    Keys: the three :class:`CubeState` members (current cube level, local volatility)
     and ``owned_doubled`` (remote volatility; the equity after taking a double).
     """
     P_ = check_probability(P, "P")
@@ -256,7 +257,12 @@ def evaluate(pieces: LinearPieces, P: ArrayLike) -> dict[str, FloatArray]:
         p.A_C1 + p.B_C1 * P_,
         np.where(p.cp >= P_, p.A_C2 + p.B_C2 * P_, p.A_C3 + p.B_C3 * P_),
     )
-    return {"owned": owned, "unavailable": unav, "centered": cent, "owned_doubled": owned_r}
+    return {
+        CubeState.OWNED: owned,
+        CubeState.UNAVAILABLE: unav,
+        CubeState.CENTERED: cent,
+        "owned_doubled": owned_r,
+    }
 
 
 @dataclass(frozen=True)
@@ -299,11 +305,11 @@ class JumpLinearModel:
             return lambda P: evaluate(pcs, P)[key]
 
         return EquityCurves(
-            owned=get("owned"),
-            unavailable=get("unavailable"),
-            centered=get("centered"),
+            owned=get(CubeState.OWNED),
+            unavailable=get(CubeState.UNAVAILABLE),
+            centered=get(CubeState.CENTERED),
             owned_doubled=get("owned_doubled"),
-            unavailable_doubled=get("unavailable"),
+            unavailable_doubled=get(CubeState.UNAVAILABLE),
         )
 
     def points(

@@ -56,6 +56,7 @@ from cube.errors import (
 )
 from cube.jump_linear import LinearPieces, linear_pieces
 from cube.points import DecisionPoints, EquityCurves, find_decision_points
+from cube.states import CubeState
 
 __all__ = ["JumpNonlinearModel", "nonlinear_equities"]
 
@@ -170,7 +171,7 @@ def nonlinear_equities(
 ) -> dict[str, FloatArray]:
     """Return the nonlinear-approximation equities at P (player's view, normalised to cube).
 
-    Keys ``owned``, ``unavailable``, ``centered`` (current cube level, F and G with the
+    Keys: the three :class:`CubeState` members (current cube level, F and G with the
     local volatility) and ``owned_doubled``, ``unavailable_doubled`` (remote volatility).
     All arguments broadcast.
     """
@@ -185,9 +186,9 @@ def nonlinear_equities(
     d_loc = JumpDistribution(distribution, al)
     d_rem = JumpDistribution(distribution, ar)
     return {
-        "owned": _owned(P_, lp_cur, d_loc, remote=False),
-        "unavailable": _unavailable(P_, lp_cur, d_loc),
-        "centered": _centered(P_, lp_cur, d_loc, jacoby=jacoby),
+        CubeState.OWNED: _owned(P_, lp_cur, d_loc, remote=False),
+        CubeState.UNAVAILABLE: _unavailable(P_, lp_cur, d_loc),
+        CubeState.CENTERED: _centered(P_, lp_cur, d_loc, jacoby=jacoby),
         "owned_doubled": _owned(P_, lp_rem, d_rem, remote=True),
         "unavailable_doubled": _unavailable(P_, lp_rem, d_rem),
     }

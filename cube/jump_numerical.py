@@ -40,12 +40,14 @@ from cube.errors import (
     CubeInputError,
     FloatArray,
     check_choice,
+    check_cube_state,
     check_probability,
     check_volatility,
     check_win_value,
 )
 from cube.jump_linear import evaluate, linear_pieces
 from cube.points import Curve, DecisionPoints, EquityCurves, find_decision_points
+from cube.states import CubeState
 
 __all__ = ["NumericalSolution", "one_step", "solve", "solve_cached"]
 
@@ -138,14 +140,14 @@ class NumericalSolution:
     _points: dict[bool, DecisionPoints] = field(default_factory=dict, repr=False,
                                                  compare=False)
 
-    def equity(self, P: ArrayLike, cube_state: str = "centered", *, jacoby: bool = False
-               ) -> FloatArray:
+    def equity(self, P: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED, *,
+               jacoby: bool = False) -> FloatArray:
         """Return the cubeful equity at P in ``cube_state``, player's view (interpolated)."""
-        check_choice(cube_state, "cube_state", ("centered", "owned", "unavailable"))
+        state = check_cube_state(cube_state)
         P_ = check_probability(P, "P")
-        if cube_state == "owned":
+        if state is CubeState.OWNED:
             y = self.owned
-        elif cube_state == "unavailable":
+        elif state is CubeState.UNAVAILABLE:
             y = self.unavailable
         else:
             y = self.centered_jacoby if jacoby else self.centered
@@ -279,10 +281,10 @@ def solve(
     K, cL, kL, cW, kW = _kernel(grid, distribution, a, rows)
     bnd = (cL, kL, cW, kW)
     lin = evaluate(linear_pieces(W_, L_, a), rows)
-    O, U, it_ou = _solve_ou(W_, L_, K, bnd, lin["owned"], lin["unavailable"])
-    C, it_c = _solve_c(K, bnd, -L_, W_, O, U, lin["centered"])
+    O, U, it_ou = _solve_ou(W_, L_, K, bnd, lin[CubeState.OWNED], lin[CubeState.UNAVAILABLE])
+    C, it_c = _solve_c(K, bnd, -L_, W_, O, U, lin[CubeState.CENTERED])
     linj = evaluate(linear_pieces(W_, L_, a, jacoby=True), rows)
-    CJ, _ = _solve_c(K, bnd, -1.0, 1.0, O, U, linj["centered"])
+    CJ, _ = _solve_c(K, bnd, -1.0, 1.0, O, U, linj[CubeState.CENTERED])
 
     def full(v: FloatArray, lo: float, hi: float) -> FloatArray:
         return np.concatenate(([lo], v, [hi]))

@@ -23,6 +23,7 @@ from cube.jump_linear import STATISTICAL_SCALE, JumpLinearModel
 from cube.jump_nonlinear import JumpNonlinearModel
 from cube.jump_numerical import DEFAULT_N, solve_cached
 from cube.points import POINT_NAMES, DecisionPoints, EquityCurves
+from cube.states import CubeState
 
 __all__ = ["MODELS", "CubeReport", "implied_indices", "make_model", "plot_equities", "report"]
 
@@ -119,7 +120,7 @@ class CubeReport:
     points: DecisionPoints
     implied_x1: float | None
     implied_x2: float | None
-    equity_at: dict[str, dict[str, float]]
+    equity_at: dict[str, dict[CubeState, float]]
 
     def as_dict(self) -> dict[str, Any]:
         """Return the JSON form: model info, the ten points, implied_x1/x2, equity_at."""
@@ -148,7 +149,7 @@ def report(
     L_ = float(check_win_value(L, "L"))
     pts = m.points(W_, L_, jacoby=jacoby, beavers=beavers)
     curves = m.curves(W_, L_, jacoby=jacoby)
-    equity_at: dict[str, dict[str, float]] = {}
+    equity_at: dict[str, dict[CubeState, float]] = {}
     for text in at:
         try:
             p = float(text)
@@ -156,9 +157,9 @@ def report(
             raise CubeInputError(f"--at value {text!r} is not a number") from exc
         pa = check_probability(np.array([p]), "P")
         equity_at[text] = {
-            "centered": float(curves.centered(pa)[0]),
-            "owned": float(curves.owned(pa)[0]),
-            "unavailable": float(curves.unavailable(pa)[0]),
+            CubeState.CENTERED: float(curves.centered(pa)[0]),
+            CubeState.OWNED: float(curves.owned(pa)[0]),
+            CubeState.UNAVAILABLE: float(curves.unavailable(pa)[0]),
         }
     ix1: float | None = None
     ix2: float | None = None
@@ -198,7 +199,7 @@ def plot_equities(
     curves = m.curves(W, L, jacoby=jacoby)
     P: FloatArray = np.linspace(0.0, 1.0, 501)
     fig, ax = plt.subplots(figsize=(7, 5))
-    ax.plot(P, curves.centered(P), label="centered", color="tab:blue")
+    ax.plot(P, curves.centered(P), label=CubeState.CENTERED.value, color="tab:blue")
     ax.plot(P, curves.owned(P), label="player-owned", color="tab:red")
     ax.plot(P, curves.unavailable(P), label="opponent-owned", color="tab:green")
     ax.plot(P, P * W - (1 - P) * L, color="grey", lw=0.8, ls=":", label="cubeless")

@@ -1,17 +1,18 @@
 """Cube actions for play: strategies answering double / take / too good / redouble.
 
 Every strategy takes the player's (side on roll's) five cubeless probabilities, shape (5,)
-or (n, 5), and a cube state (``"centered"``, ``"owned"`` = the side on roll owns it,
-``"unavailable"`` = the opponent owns it), one string or one per position.  Equities are
-from the side on roll's view, normalised to the current cube value (multiply by it).
+or (n, 5), and a :class:`~cube.states.CubeState` (``CENTERED``, ``OWNED`` = the side on roll
+owns it, ``UNAVAILABLE`` = the opponent owns it; or its string value), one or one per
+position.  Equities are from the side on roll's view, normalised to the current cube value
+(multiply by it).
 
 Decision rule (money game): the no-double equity ND is E_C (E_O if the player owns the
 cube).  If the player may double, the opponent answers with the response minimising the
 player's equity among pass (+1), take (2 E_U after the double) and, with beavers, beaver
 (4 E_U: the opponent redoubles to 4 and keeps the cube; raccoons are not modelled).  The
-player doubles when that equity exceeds ND; "too good" means ND > 1 while the opponent
-would pass.  Under the Jacoby rule the centred equity counts no gammons, so a centred
-position is never too good.
+player doubles when that equity exceeds ND; too good (:attr:`CubeAction.TOO_GOOD`) means
+ND > 1 while the opponent would pass.  Under the Jacoby rule the centred equity counts no
+gammons, so a centred position is never too good.
 
 Strategies: :func:`dead`, :func:`live`, :func:`janowski`, :func:`janowski_refined`,
 :func:`jump` (constant volatility) and :func:`jump_local` (local volatility from the
@@ -25,7 +26,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,13 +36,15 @@ from cube.errors import (
     FloatArray,
     as_float_array,
     check_choice,
+    check_cube_state,
     check_volatility,
 )
 from cube.gamestate import win_loss_values
-from cube.janowski import CUBE_STATES, JanowskiModel
+from cube.janowski import JanowskiModel
 from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
 from cube.jump_numerical import DEFAULT_N, NumericalSolution, one_step, solve
+from cube.states import CubeAction, CubeResponse, CubeState
 from cube.volatility import local_volatility
 
 __all__ = [
@@ -60,6 +63,8 @@ __all__ = [
 ]
 
 APPROXIMATIONS: tuple[str, ...] = ("linear", "nonlinear", "numerical")
+#: A cube state for every position, or one per position (enum members or their string values).
+CubeStates: TypeAlias = CubeState | str | Sequence[str] | NDArray[np.str_]
 #: Smallest local volatility used (a lookahead can give 0, e.g. in a certain win).
 MIN_LOCAL_ALPHA = 1e-3
 _MAX_ALPHA = 0.49
@@ -69,14 +74,14 @@ _MAX_ALPHA = 0.49
 class CubeDecision:
     """The cube decision for one position (side on roll's view, per unit current cube).
 
-    ``action`` is "no double", "double" or "too good" ("no double" when the cube is
-    unavailable); ``response`` is the opponent's best answer to a double: "take", "pass"
-    or "beaver".  ``equity`` is the cubeful equity after optimal cube actions.
+    ``action`` is the side on roll's :class:`CubeAction` (``NO_DOUBLE`` when the cube is
+    unavailable); ``response`` is the opponent's best :class:`CubeResponse` to a double.
+    ``equity`` is the cubeful equity after optimal cube actions.
     """
 
-    cube_state: str
-    action: str
-    response: str
+    cube_state: CubeState
+    action: CubeAction
+    response: CubeResponse
     no_double: float
     double_take: float
     double_pass: float
@@ -86,45 +91,48 @@ class CubeDecision:
     @property
     def double(self) -> bool:
         """True if the side on roll should (re)double."""
-        return self.action == "double"
+        return self.action == CubeAction.DOUBLE
 
     @property
     def redouble(self) -> bool:
         """True if the side on roll owns the cube and should redouble."""
-        return self.double and self.cube_state == "owned"
+        return self.double and self.cube_state == CubeState.OWNED
 
     @property
     def too_good(self) -> bool:
         """True if the side on roll is too good to double (plays on for the gammon)."""
-        return self.action == "too good"
+        return self.action == CubeAction.TOO_GOOD
 
     @property
     def take(self) -> bool:
         """True if the opponent should accept a double (take or beaver)."""
-        return self.response in ("take", "beaver")
+        return self.response in (CubeResponse.TAKE, CubeResponse.BEAVER)
 
     @property
     def beaver(self) -> bool:
         """True if the opponent should beaver a double."""
-        return self.response == "beaver"
+        return self.response == CubeResponse.BEAVER
 
     @property
     def label(self) -> str:
         """Human label, e.g. "Double, take", "Too good to redouble, pass", "No double, take"."""
-        if self.cube_state == "unavailable":
+        if self.cube_state == CubeState.UNAVAILABLE:
             return "Cube unavailable"
-        verb = "redouble" if self.cube_state == "owned" else "double"
+        verb = "redouble" if self.cube_state == CubeState.OWNED else "double"
         first = {
-            "double": verb.capitalize(),
-            "no double": f"No {verb}",
-            "too good": f"Too good to {verb}",
+            CubeAction.DOUBLE: verb.capitalize(),
+            CubeAction.NO_DOUBLE: f"No {verb}",
+            CubeAction.TOO_GOOD: f"Too good to {verb}",
         }[self.action]
         return f"{first}, {self.response}"
 
 
 @dataclass(frozen=True)
 class CubeDecisions:
-    """Vectorised cube decisions: one entry per position (see :class:`CubeDecision`)."""
+    """Vectorised cube decisions: one entry per position (see :class:`CubeDecision`).
+
+    ``cube_state``, ``action`` and ``response`` are numpy string arrays of the enum values.
+    """
 
     cube_state: NDArray[np.str_]
     action: NDArray[np.str_]
@@ -141,9 +149,9 @@ class CubeDecisions:
 
     def __getitem__(self, i: int) -> CubeDecision:
         return CubeDecision(
-            cube_state=str(self.cube_state[i]),
-            action=str(self.action[i]),
-            response=str(self.response[i]),
+            cube_state=CubeState(self.cube_state[i]),
+            action=CubeAction(self.action[i]),
+            response=CubeResponse(self.response[i]),
             no_double=float(self.no_double[i]),
             double_take=float(self.double_take[i]),
             double_pass=float(self.double_pass[i]),
@@ -154,28 +162,28 @@ class CubeDecisions:
     @property
     def double(self) -> NDArray[np.bool_]:
         """Boolean array: the side on roll should (re)double."""
-        return np.asarray(self.action == "double")
+        return np.asarray(self.action == CubeAction.DOUBLE)
 
     @property
     def take(self) -> NDArray[np.bool_]:
         """Boolean array: the opponent should accept a double (take or beaver)."""
-        return np.asarray((self.response == "take") | (self.response == "beaver"))
+        return np.asarray((self.response == CubeResponse.TAKE) | (self.response == CubeResponse.BEAVER))
 
     @property
     def too_good(self) -> NDArray[np.bool_]:
         """Boolean array: too good to double."""
-        return np.asarray(self.action == "too good")
+        return np.asarray(self.action == CubeAction.TOO_GOOD)
 
 
-def _cube_states(cube_state: str | Sequence[str] | NDArray[np.str_], n: int) -> NDArray[np.str_]:
+def _cube_states(cube_state: CubeStates, n: int) -> NDArray[np.str_]:
+    """Return the validated cube states as a string array of n entries."""
     if isinstance(cube_state, str):
-        check_choice(cube_state, "cube_state", CUBE_STATES)
-        return np.full(n, cube_state)
+        return np.full(n, check_cube_state(cube_state).value)
     arr = np.asarray(cube_state, dtype=str).ravel()
     if arr.shape != (n,):
         raise CubeInputError(f"cube_state has {arr.shape[0]} entries for {n} positions")
     for s in np.unique(arr):
-        check_choice(str(s), "cube_state", CUBE_STATES)
+        check_cube_state(str(s))
     return arr
 
 
@@ -191,7 +199,7 @@ class CubeStrategy(ABC):
         self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
         jacoby: bool,
     ) -> dict[str, FloatArray]:
-        """Equities of P, W, L arrays: centered, owned, unavailable (current cube level),
+        """Equities of P, W, L arrays: the three CubeState keys (current cube level),
         owned_doubled, unavailable_doubled (after a double); side on roll's view."""
 
     def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None
@@ -219,7 +227,7 @@ class CubeStrategy(ABC):
     ) -> dict[str, FloatArray]:
         """Return cubeful equities (side on roll's view, per unit cube), one per position.
 
-        Keys: ``centered``, ``owned``, ``unavailable`` (no cube action now) and
+        Keys: the three :class:`CubeState` members (no cube action now) and
         ``owned_doubled``, ``unavailable_doubled`` (after a double, doubled-cube units).
         Shapes follow ``probs``: scalars for shape (5,), arrays (n,) for (n, 5).
         """
@@ -232,7 +240,7 @@ class CubeStrategy(ABC):
     def decide(
         self,
         probs: ArrayLike,
-        cube_state: str | Sequence[str] | NDArray[np.str_] = "centered",
+        cube_state: CubeStates = CubeState.CENTERED,
         *,
         jacoby: bool = False,
         beavers: bool = False,
@@ -249,24 +257,25 @@ class CubeStrategy(ABC):
         n = P.shape[0]
         states = _cube_states(cube_state, n)
         eq = self._equities(P, W, L, self._local(n, local_alpha, lookahead), jacoby)
-        centered = eq["centered"]
+        centered = eq[CubeState.CENTERED]
         if jacoby:
             centered = np.minimum(centered, 1.0)
-        nd = np.where(states == "owned", eq["owned"],
-                      np.where(states == "unavailable", eq["unavailable"], centered))
+        nd = np.where(states == CubeState.OWNED, eq[CubeState.OWNED],
+                      np.where(states == CubeState.UNAVAILABLE, eq[CubeState.UNAVAILABLE], centered))
         dt = 2.0 * eq["unavailable_doubled"]
         db = 4.0 * eq["unavailable_doubled"]
         dp = np.ones(n)
-        resp = np.where(dt >= 1.0, "pass", "take")
+        resp = np.where(dt >= 1.0, CubeResponse.PASS.value, CubeResponse.TAKE.value)
         dbl = np.minimum(dt, 1.0)
         if beavers:
-            resp = np.where((db < dt) & (dt < 1.0), "beaver", resp)
+            resp = np.where((db < dt) & (dt < 1.0), CubeResponse.BEAVER.value, resp)
             dbl = np.minimum(dbl, db)
-        can = states != "unavailable"
+        can = states != CubeState.UNAVAILABLE
         # ties go to doubling (e.g. Jacoby: playing on can at best equal the cash)
-        action = np.where(dbl >= nd, "double", np.where((nd > 1.0) & (dt >= 1.0), "too good",
-                                                          "no double"))
-        action = np.where(can, action, "no double")
+        too_good = (nd > 1.0) & (dt >= 1.0)
+        action = np.where(dbl >= nd, CubeAction.DOUBLE.value,
+                          np.where(too_good, CubeAction.TOO_GOOD.value, CubeAction.NO_DOUBLE.value))
+        action = np.where(can, action, CubeAction.NO_DOUBLE.value)
         equity = np.where(can, np.maximum(nd, dbl), nd)
         return CubeDecisions(
             cube_state=states,
@@ -283,7 +292,7 @@ class CubeStrategy(ABC):
     def decision(
         self,
         probs: ArrayLike,
-        cube_state: str = "centered",
+        cube_state: CubeState | str = CubeState.CENTERED,
         *,
         jacoby: bool = False,
         beavers: bool = False,
@@ -302,7 +311,7 @@ class CubeStrategy(ABC):
     def cubeful_equity(
         self,
         probs: ArrayLike,
-        cube_state: str | Sequence[str] = "centered",
+        cube_state: CubeStates = CubeState.CENTERED,
         **kwargs: Any,
     ) -> FloatArray:
         """Return the cubeful equity after optimal cube action, side on roll, per unit cube."""
@@ -348,9 +357,9 @@ class JanowskiStrategy(CubeStrategy):
         if self.capped:
             o, u, c = _capped(P, W, L, m.x1, m.x2, o, u, c)
         return {
-            "centered": c,
-            "owned": o,
-            "unavailable": u,
+            CubeState.CENTERED: c,
+            CubeState.OWNED: o,
+            CubeState.UNAVAILABLE: u,
             "owned_doubled": o,
             "unavailable_doubled": u,
         }
@@ -413,7 +422,7 @@ class _NumericalTable:
         j0 = np.clip(np.floor(fl).astype(int), 0, kmax - 1)
         tw = np.clip(fw - i0, 0.0, 1.0)
         tl = np.clip(fl - j0, 0.0, 1.0)
-        keys = ("centered", "owned", "unavailable", "owned_doubled", "unavailable_doubled")
+        keys = (*CubeState, "owned_doubled", "unavailable_doubled")
         out = {k: np.zeros_like(P) for k in keys}
         for di in (0, 1):
             for dj in (0, 1):
@@ -438,15 +447,15 @@ class _NumericalTable:
         ud = np.interp(P, g, sol.unavailable)
         if la is None:
             cen = sol.centered_jacoby if jacoby else sol.centered
-            return {"centered": np.interp(P, g, cen), "owned": od, "unavailable": ud,
-                    "owned_doubled": od, "unavailable_doubled": ud}
+            return {CubeState.CENTERED: np.interp(P, g, cen), CubeState.OWNED: od,
+                    CubeState.UNAVAILABLE: ud, "owned_doubled": od, "unavailable_doubled": ud}
         hc = sol.hat_centered_jacoby if jacoby else sol.hat_centered
         ec = sol.centered_jacoby if jacoby else sol.centered
         kind = sol.distribution
         return {
-            "centered": one_step(hc, g, P, kind, la, ec),
-            "owned": one_step(sol.hat_owned, g, P, kind, la, sol.owned),
-            "unavailable": one_step(sol.hat_unavailable, g, P, kind, la, sol.unavailable),
+            CubeState.CENTERED: one_step(hc, g, P, kind, la, ec),
+            CubeState.OWNED: one_step(sol.hat_owned, g, P, kind, la, sol.owned),
+            CubeState.UNAVAILABLE: one_step(sol.hat_unavailable, g, P, kind, la, sol.unavailable),
             "owned_doubled": od,
             "unavailable_doubled": ud,
         }
@@ -492,7 +501,7 @@ class JumpStrategy(CubeStrategy):
             al_s = np.minimum(k * np.asarray(al), _MAX_ALPHA)
             pcs = linear_pieces(W, L, ar_s, al_s, jacoby=jacoby)
             eq = evaluate(pcs, P)
-            eq["unavailable_doubled"] = eq["unavailable"]
+            eq["unavailable_doubled"] = eq[CubeState.UNAVAILABLE]
         elif self.approximation == "nonlinear":
             eq = nonlinear_equities(P, W, L, ar, al, distribution=self.distribution, jacoby=jacoby)
         else:
@@ -500,7 +509,7 @@ class JumpStrategy(CubeStrategy):
         # With the cube handled optimally by both sides no cube state is worth more than W or
         # less than -L per unit cube.  Jumps past P = 0 or 1 are extrapolated linearly (the
         # paper's convention), which can step just outside; unclipped, a gammonless cash at
-        # 1 + 1e-4 would read as "too good".
+        # 1 + 1e-4 would read as too good.
         return {k: np.clip(v, -L, W) for k, v in eq.items()}
 
 

@@ -28,6 +28,11 @@ def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np
     return children_batch_kernel(boards, dice)
 
 
+def flip_boards(boards: np.ndarray) -> np.ndarray:
+    """The same int8 (n, 26) boards seen by the other side (as :meth:`Position.flip` does for one)."""
+    return np.ascontiguousarray(-np.asarray(boards, dtype=np.int8)[:, ::-1])
+
+
 def parse_id_pair(text: str, playable: bool = True) -> tuple[Position, MatchState | None]:
     """Parse ``POSITIONID`` or ``POSITIONID:MATCHID``; raises InvalidPositionId/InvalidMatchId.
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from engine.match import MatchState
-    from engine.position import Position
+from engine.match import MatchState
+from engine.position import Position
 
 _TOP_LABELS = "+13-14-15-16-17-18------19-20-21-22-23-24-+"
 _BOTTOM_LABELS = "+12-11-10--9--8--7-------6--5--4--3--2--1-+"
@@ -43,8 +40,6 @@ def board_text(
 
     ``position`` is seen from the side on roll, which is ``match.on_roll`` (player 1 if no match).
     """
-    from engine.match import MatchState
-
     m = match if match is not None else MatchState(on_roll=1, turn=1)
     x_on_roll = m.on_roll == 1
     xb = position.array if x_on_roll else position.flip().array

@@ -18,7 +18,7 @@ BOARD_SIZE = 26
 # Enough for any real position: the largest known distinct-play counts are in the low thousands.
 MAX_CHILDREN = 4096
 _TABLE_BITS = 13
-_TABLE_SIZE = 1 << _TABLE_BITS
+TABLE_SIZE = 1 << _TABLE_BITS
 _HASH_MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -72,7 +72,7 @@ def _board_hash(b: np.ndarray) -> np.uint64:
 @njit(cache=True)
 def _clear_table(table: np.ndarray, out: np.ndarray, count: int) -> None:
     """Empty the hash slots used by the first ``count`` boards of ``out``."""
-    mask = _TABLE_SIZE - 1
+    mask = TABLE_SIZE - 1
     for idx in range(count):
         slot = int(_board_hash(out[idx]) >> np.uint64(64 - _TABLE_BITS)) & mask
         while table[slot] >= 0:
@@ -93,7 +93,7 @@ def _insert(
 ) -> int:
     """Add ``b`` to ``out`` unless already present; returns the new count."""
     h = _board_hash(b)
-    mask = _TABLE_SIZE - 1
+    mask = TABLE_SIZE - 1
     slot = int(h >> np.uint64(64 - _TABLE_BITS)) & mask
     while True:
         idx = table[slot]
@@ -133,7 +133,7 @@ def generate_plays(
     """Fill ``out`` with every distinct board after a legal play of ``d1``-``d2``; returns the count.
 
     Boards stay in the mover's orientation. ``table`` is an all ``-1`` int32 scratch array of
-    ``_TABLE_SIZE`` and is left that way. With ``record_moves`` each row of ``out_moves`` holds
+    ``TABLE_SIZE`` and is left that way. With ``record_moves`` each row of ``out_moves`` holds
     one sequence of (from, to) pairs producing that board (to 0 = borne off), -1 padded.
     """
     doubles = d1 == d2
@@ -220,7 +220,7 @@ def children_batch_kernel(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndar
     result = np.empty((capacity, BOARD_SIZE), np.int8)
     scratch = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
     no_moves = np.empty((1, 8), np.int8)
-    table = np.full(_TABLE_SIZE, -1, np.int32)
+    table = np.full(TABLE_SIZE, -1, np.int32)
     total = 0
     for i in range(n):
         k = generate_plays(boards[i], dice[i, 0], dice[i, 1], scratch, no_moves, False, table)
@@ -238,11 +238,26 @@ def children_batch_kernel(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndar
 
 
 @njit(cache=True)
+def children_into(
+    board: np.ndarray, d1: int, d2: int, scratch: np.ndarray, no_moves: np.ndarray, table: np.ndarray, out: np.ndarray
+) -> int:
+    """Write the children of one (board, roll), flipped to the opponent's view, into ``out``; returns their count.
+
+    The scratch arrays are the caller's to reuse (the hash table is left cleared), so a single
+    position costs no allocation.
+    """
+    k = generate_plays(board, d1, d2, scratch, no_moves, False, table)
+    for j in range(k):
+        flip_into(scratch[j], out[j])
+    return k
+
+
+@njit(cache=True)
 def count_children_kernel(boards: np.ndarray, dice: np.ndarray) -> int:
     """Total number of distinct children over many (board, dice) pairs (benchmark path)."""
     scratch = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
     no_moves = np.empty((1, 8), np.int8)
-    table = np.full(_TABLE_SIZE, -1, np.int32)
+    table = np.full(TABLE_SIZE, -1, np.int32)
     total = 0
     for i in range(boards.shape[0]):
         total += generate_plays(boards[i], dice[i, 0], dice[i, 1], scratch, no_moves, False, table)
@@ -253,7 +268,7 @@ def plays_with_moves(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, n
     """Distinct boards after a legal play (mover's view) and one (from, to) sequence for each."""
     out = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
     moves = np.empty((MAX_CHILDREN, 8), np.int8)
-    table = np.full(_TABLE_SIZE, -1, np.int32)
+    table = np.full(TABLE_SIZE, -1, np.int32)
     k = generate_plays(np.ascontiguousarray(board, dtype=np.int8), d1, d2, out, moves, True, table)
     return out[:k].copy(), moves[:k].copy()
 

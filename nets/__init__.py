@@ -2,7 +2,7 @@
 
 from engine.errors import InvalidWeights
 from nets.evaluator import Evaluator, Probabilities, load_evaluator, new_evaluator
-from nets.lookahead import RankedMove, evaluate_plies, rank_moves
+from nets.lookahead import PlyEvaluator, RankedMove, evaluate_plies, rank_moves
 from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
 from nets.volatility import JumpVolatility, jump_volatility
 
@@ -10,6 +10,7 @@ __all__ = [
     "OUTPUTS",
     "Evaluator",
     "JumpVolatility",
+    "PlyEvaluator",
     "Probabilities",
     "RankedMove",
     "InvalidWeights",

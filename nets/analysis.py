@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from cube.states import CubeState
 from engine.match import MatchState
 from engine.position import Position
 from nets.evaluator import Evaluator
-from nets.lookahead import rank_moves
+from nets.lookahead import evaluate_plies, rank_moves
 from nets.model import OUTPUTS, cubeless_equity
 from nets.volatility import jump_volatility, two_roll_outcomes
 
@@ -22,11 +23,11 @@ JANOWSKI_X = 0.68
 REMOTE_ALPHA = 0.10
 
 
-def cube_state_of(match: MatchState | None) -> str:
-    """ "centered", "owned" or "unavailable" for the side on roll in ``match``."""
+def cube_state_of(match: MatchState | None) -> CubeState:
+    """The cube state for the side on roll in ``match`` (centred without a match)."""
     if match is None or match.cube_owner is None:
-        return "centered"
-    return "owned" if match.cube_owner == match.on_roll else "unavailable"
+        return CubeState.CENTERED
+    return CubeState.OWNED if match.cube_owner == match.on_roll else CubeState.UNAVAILABLE
 
 
 def probabilities_json(p: np.ndarray) -> dict[str, float]:
@@ -38,7 +39,7 @@ def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: 
     """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view)."""
     import cube
 
-    probs = ev.evaluate_plies(position.array[None], plies)[0]
+    probs = evaluate_plies(ev, position.array[None], plies)[0]
     outcomes = two_roll_outcomes(ev, position)
     vol = jump_volatility(ev, position, outcomes)
     state = cube_state_of(match)

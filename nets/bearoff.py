@@ -57,7 +57,8 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 from tqdm import tqdm
 
-from engine.movegen import _TABLE_SIZE, BOARD_SIZE, MAX_CHILDREN, generate_plays
+from cube.states import CubeState
+from engine.movegen import BOARD_SIZE, MAX_CHILDREN, TABLE_SIZE, generate_plays
 from nets.weights import remove_stale_temporaries, write_atomic
 
 __all__ = [
@@ -88,7 +89,8 @@ N_TWO_SIDED_SIDE = 924  # C(12, 6)
 N_TWO_SIDED = N_TWO_SIDED_SIDE * N_TWO_SIDED_SIDE
 N_BINS = 32  # stored roll-count bins 0..31; the mass beyond is below 1e-30 (checked on build)
 _WORK_BINS = 64  # bins used while building, to measure what the stored ones drop
-CUBE_STATES = ("centred", "owned", "unavailable")
+#: The cube states in the order of the two-sided database's equity columns.
+CUBE_STATES: tuple[CubeState, ...] = tuple(CubeState)
 
 # BINOM[n, k] = C(n, k) for the index arithmetic (0 where k > n).
 _BINOM = np.zeros((22, 8), np.int64)
@@ -320,7 +322,7 @@ def _one_sided_level(
         board = np.zeros(BOARD_SIZE, np.int8)
         out = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
         no_moves = np.empty((1, 8), np.int8)
-        table = np.full(_TABLE_SIZE, -1, np.int32)
+        table = np.full(TABLE_SIZE, -1, np.int32)
         for t in range(chunk, positions.shape[0], n_chunks):
             _one_sided_position(
                 positions[t],
@@ -460,7 +462,7 @@ def _children_csr(points: np.ndarray, rolls: np.ndarray, n_pos: int) -> tuple[np
     board = np.zeros(BOARD_SIZE, np.int8)
     out = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
     no_moves = np.empty((1, 8), np.int8)
-    table = np.full(_TABLE_SIZE, -1, np.int32)
+    table = np.full(TABLE_SIZE, -1, np.int32)
     total = 0
     for p in range(n_pos):
         for k in range(BOARD_SIZE):

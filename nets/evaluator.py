@@ -20,6 +20,9 @@ from weights import DEFAULT_WEIGHTS
 ENCODING = "jumpgammon-v1"
 PHASE_NETS = ("contact", "race")
 TRAINING_PREFIX = "train."  # tensors of a training run's state, beside the nets in a checkpoint
+# Trained weights stay within a few tens. Below this bound every activation of the largest net allowed
+# (4 hidden layers of 2048) stays finite in float32 for encoded inputs (all below 10), so no output is NaN.
+MAX_ABS_WEIGHT = 1e4
 
 
 class Probabilities(NamedTuple):
@@ -135,25 +138,6 @@ class Evaluator:
             np.stack([p.array for p in positions]) if len(positions) else np.zeros((0, 26), np.int8)
         )
 
-    # --- lookahead (delegated) -------------------------------------------------------------
-    def evaluate_plies(self, boards: np.ndarray, plies: int) -> np.ndarray:
-        """n-ply probabilities (n, 5) in the gnubg sense, for each board's side on roll."""
-        from nets.lookahead import evaluate_plies
-
-        return evaluate_plies(self, boards, plies)
-
-    def best_move(self, position: Position, dice: tuple[int, int], plies: int = 0) -> Position:
-        """The child of ``position`` for ``dice`` the evaluator rates best at ``plies``."""
-        from nets.lookahead import rank_moves
-
-        return rank_moves(self, position, dice, plies)[0].position
-
-    def jump_volatility(self, position: Position) -> Any:
-        """Local jump volatility over the 441 pairs of rolls (see :mod:`nets.volatility`)."""
-        from nets.volatility import jump_volatility
-
-        return jump_volatility(self, position)
-
     # --- weights ---------------------------------------------------------------------------
     def to_bytes(self, run: dict[str, Any] | None = None, extra: dict[str, np.ndarray] | None = None) -> bytes:
         """The nets in the weights format with their architectures and ``run`` info.
@@ -222,6 +206,11 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
             if found is None or found.shape != shape or found.dtype != np.float32:
                 got = None if found is None else (found.shape, str(found.dtype))
                 raise InvalidWeights(f"{source}: tensor {name}.{key} should be float32 {shape}, found {got}")
+            if found.size and float(np.abs(found).max()) > MAX_ABS_WEIGHT:
+                raise InvalidWeights(
+                    f"{source}: tensor {name}.{key} holds values of magnitude above {MAX_ABS_WEIGHT:g}, "
+                    "far beyond a trained net's (its outputs could be NaN)"
+                )
         net = PhaseNet(config)
         net.load_state_dict({key: torch.from_numpy(tensors[f"{name}.{key}"].copy()) for key in expected})
         nets[name] = net

@@ -8,18 +8,15 @@ values pass between plies flipped to the side on roll.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.batch import children_batch, phases
+from engine.batch import children_batch, flip_boards, phases
 from engine.errors import InvalidPosition
 from engine.notation import Move
 from engine.position import GamePhase, Position
+from nets.base import BoardEvaluator
 from nets.model import cubeless_equity, flip_probabilities
-
-if TYPE_CHECKING:
-    from nets.evaluator import Evaluator
 
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
@@ -37,14 +34,14 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return order[offsets[:-1]]
 
 
-def best_children(ev: Evaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+def best_children(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """For each (board, dice) pair, the child (opponent's view) that is best at 0-ply for the mover.
 
     A finished game does not move: its child is the same board seen from the other side.
     """
     over = phases(boards) == GamePhase.OVER
     if over.any():
-        out = -boards[:, ::-1]
+        out = flip_boards(boards)
         live = ~over
         if live.any():
             out[live] = best_children(ev, boards[live], dice[live])
@@ -54,13 +51,46 @@ def best_children(ev: Evaluator, boards: np.ndarray, dice: np.ndarray) -> np.nda
     return kids[segment_argmax(mover_equity, offsets)]
 
 
+def filtered_candidates(equity: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Indices of the children gnubg's Normal filter keeps: per segment the best 8 within 0.16 of the best."""
+    seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    order = np.lexsort((-equity, seg))  # segments in order, best first inside each
+    rank = np.arange(len(order)) - offsets[seg[order]]
+    best = equity[order[offsets[:-1]]]
+    keep = (rank < FILTER_KEEP) & (equity[order] >= best[seg[order]] - FILTER_MARGIN)
+    return np.sort(order[keep])
+
+
+def best_children_plies(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray, plies: int) -> np.ndarray:
+    """For each (board, dice) pair the child (opponent's view) best for the mover at ``plies``.
+
+    0-ply is :func:`best_children`; deeper, gnubg's Normal filter keeps up to 8 children within
+    0.16 of the best at 0-ply and the survivors are compared at ``plies`` (all in one batch).
+    """
+    if plies == 0:
+        return best_children(ev, boards, dice)
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    over = phases(boards) == GamePhase.OVER
+    out = flip_boards(boards)
+    live = np.flatnonzero(~over)
+    if len(live) == 0:
+        return out
+    kids, offsets = children_batch(boards[live], dice[live])
+    equity0 = -cubeless_equity(ev.evaluate_boards(kids))
+    keep = filtered_candidates(equity0, offsets)
+    deep = np.full(len(kids), -np.inf)
+    deep[keep] = -cubeless_equity(evaluate_plies(ev, kids[keep], plies))
+    out[live] = kids[segment_argmax(deep, offsets)]
+    return out
+
+
 def expand_rolls(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each board repeated for the 21 rolls: ``(boards (21n, 26), dice (21n, 2))``."""
     n = len(boards)
     return np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1))
 
 
-def evaluate_plies(ev: Evaluator, boards: np.ndarray, plies: int) -> np.ndarray:
+def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
     """Probabilities (n, 5) at ``plies`` (0, 1, 2, ...) for each board's side on roll."""
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
     if plies < 0:
@@ -90,7 +120,7 @@ class RankedMove:
     plies: int
 
 
-def rank_moves(ev: Evaluator, position: Position, dice: tuple[int, int], plies: int = 0) -> list[RankedMove]:
+def rank_moves(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int = 0) -> list[RankedMove]:
     """Every legal play of ``dice`` ranked best first, evaluated for the mover at ``plies``.
 
     Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are
@@ -112,3 +142,17 @@ def rank_moves(ev: Evaluator, position: Position, dice: tuple[int, int], plies: 
         eq = cubeless_equity(probs)
     ranked = sorted(range(len(plays)), key=lambda i: (-depth[i], -eq[i]))
     return [RankedMove(plays[i][0], plays[i][1], probs[i], float(eq[i]), int(depth[i])) for i in ranked]
+
+
+class PlyEvaluator:
+    """An n-ply evaluator wrapping a 0-ply one: :func:`evaluate_plies` behind the one batched call."""
+
+    def __init__(self, base: BoardEvaluator, plies: int) -> None:
+        if plies < 0:
+            raise ValueError(f"plies must be >= 0, got {plies}")
+        self.base = base
+        self.plies = plies
+
+    def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
+        """Probabilities (n, 5) at ``plies`` for each board's side on roll."""
+        return evaluate_plies(self.base, boards, self.plies)

@@ -9,16 +9,13 @@ evaluated at 0-ply. Pair weights are 1/36^2 (double-double), 1/18^2 (non-double 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.position import Position
+from nets.base import BoardEvaluator
 from nets.lookahead import ROLL_WEIGHTS, best_children, expand_rolls
 from nets.model import cubeless_equity
-
-if TYPE_CHECKING:
-    from nets.evaluator import Evaluator
 
 PAIR_WEIGHTS = np.outer(ROLL_WEIGHTS, ROLL_WEIGHTS).ravel()
 
@@ -40,20 +37,25 @@ class JumpVolatility:
         return asdict(self)
 
 
-def two_roll_outcomes(ev: Evaluator, position: Position) -> np.ndarray:
+def two_roll_outcomes(ev: BoardEvaluator, position: Position) -> np.ndarray:
     """Probabilities (441, 5) after each pair of rolls, for the original side on roll.
 
     Row ``21 * i + j``: the side on roll rolled ``ROLLS[i]``, then the opponent ``ROLLS[j]``.
     """
-    board = position.array[None, :].astype(np.int8)
-    first_boards, first_dice = expand_rolls(board)
+    return two_roll_outcomes_batch(ev, position.array[None, :])[0]
+
+
+def two_roll_outcomes_batch(ev: BoardEvaluator, boards: np.ndarray) -> np.ndarray:
+    """Probabilities (n, 441, 5) after each pair of rolls for each board's side on roll, in one batched pass."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    first_boards, first_dice = expand_rolls(boards)
     after_mine = best_children(ev, first_boards, first_dice)  # opponent on roll
     second_boards, second_dice = expand_rolls(after_mine)
     after_reply = best_children(ev, second_boards, second_dice)  # original side on roll
-    return ev.evaluate_boards(after_reply)
+    return ev.evaluate_boards(after_reply).reshape(len(boards), len(PAIR_WEIGHTS), 5)
 
 
-def jump_volatility(ev: Evaluator, position: Position, outcomes: np.ndarray | None = None) -> JumpVolatility:
+def jump_volatility(ev: BoardEvaluator, position: Position, outcomes: np.ndarray | None = None) -> JumpVolatility:
     """Local jump volatility of ``position`` from its side on roll's view.
 
     ``outcomes`` may pass in :func:`two_roll_outcomes` already computed for this position.

@@ -112,6 +112,6 @@ def test_train_then_tournament_against_pubeval(tmp_path: Path, capsys: pytest.Ca
         "4",
     )
     assert code == 0 and out.exists() and js["games"] >= 8
-    code, js = run_json(capsys, "tournament", str(out), "pubeval", "--pairs", "2", "--seed", "3")
+    code, js = run_json(capsys, "tournament", "--a", f"net:{out}@0", "--b", "pubeval", "--games", "4", "--seed", "3")
     assert code == 0 and js["games"] == 4
     assert abs(js["ppg"]) <= 3

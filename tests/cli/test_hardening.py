@@ -72,9 +72,14 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["train", "--out", "r.jgw", "--lr", "nan"], "--lr"),
     (["train", "--out", "r.jgw", "--device", "bogus"], "--device"),
     (["train", "--out", "r.jgw", "--checkpoint-every", "0"], "--checkpoint-every"),
-    (["tournament", "pubeval", "pubeval", "--pairs", "0"], "--pairs"),
-    (["tournament", "pubeval", "pubeval", "--pairs", "-5"], "--pairs"),
-    (["tournament", "pubeval", "nosuchfile.jgw", "--pairs", "2"], "nosuchfile.jgw"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "0"], "--games"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "-5"], "--games"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "7"], "--games"),
+    (["tournament", "--a", "pubeval", "--b", "net:nosuchfile.jgw@0", "--games", "2"], "nosuchfile.jgw"),
+    (["tournament", "--a", "pubeval", "--b", "chess@1"], "chess@1"),
+    (["tournament", "--a", "net@0", "--a-cube", "janowski:2", "--b", "pubeval"], "janowski:2"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--save", "/proc/nope/g.jsonl"], "--save"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--ray", "127.0.0.1:1"], "--ray"),
     (["bench", "movegen", "--games", "0"], "--games"),
     (["bench", "eval", "--repeats", "-1"], "--repeats"),
     (["bench", "cube-bearoff", "--sample", "0"], "--sample"),
@@ -126,7 +131,10 @@ def test_cuda_device_without_cuda_is_refused(capsys: pytest.CaptureFixture[str],
 
 def test_weights_with_nan_are_refused_everywhere(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = str(_nan_weights(tmp_path))
-    for argv in (["hint", START, "--dice", "3", "1", "--weights", bad], ["tournament", bad, "pubeval", "--pairs", "2"]):
+    for argv in (
+        ["hint", START, "--dice", "3", "1", "--weights", bad],
+        ["tournament", "--a", f"net:{bad}@0", "--b", "pubeval"],
+    ):
         code, out, err = run_cli(capsys, *argv, "--json")
         assert_clean_error(code, out, err, "NaN or infinite", as_json=True)
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.reference_movegen import python_children
 from engine import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, Position, children_batch
 from engine.position import validate_board
 from tests.engine.strategies import boards, dice
@@ -150,3 +151,16 @@ def test_move_parser_fuzz_never_crashes(text: str, roll: tuple[int, int]) -> Non
         assert repr(text) in str(exc)
         return
     assert child in p.children(roll)
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards(), dice)
+def test_compiled_generator_agrees_with_the_plain_python_one(board: np.ndarray, roll: tuple[int, int]) -> None:
+    ours = {tuple(int(v) for v in child.flip().array) for child in Position(board).children(roll)}
+    assert ours == python_children(board.tolist(), roll[0], roll[1])
+
+
+def test_children_and_plays_agree_in_order() -> None:
+    p = Position.initial()
+    for roll in [(6, 2), (1, 1), (5, 5), (4, 3)]:
+        assert p.children(roll) == [child for _, child in p.plays(roll)]

@@ -8,7 +8,7 @@ import pytest
 from engine import Position
 from nets.databases import load_databases
 from nets.evaluator import Evaluator, new_evaluator
-from nets.lookahead import ROLL_WEIGHTS, rank_moves
+from nets.lookahead import ROLL_WEIGHTS, PlyEvaluator, rank_moves
 from nets.volatility import PAIR_WEIGHTS, jump_volatility
 
 # Side on roll: one checker on its 6 point; opponent: one checker on its ace point.
@@ -38,7 +38,7 @@ def test_weights_sum_to_one() -> None:
 
 @pytest.mark.parametrize("plies", [0, 1, 2])
 def test_forced_bearoff_win_chance_at_every_ply(exact_evaluator: Evaluator, plies: int) -> None:
-    p = exact_evaluator.evaluate_plies(race_6_vs_1().array[None], plies)[0]
+    p = PlyEvaluator(exact_evaluator, plies).evaluate_boards(race_6_vs_1().array[None])[0]
     assert p[0] == pytest.approx(WIN, abs=1e-6)
     assert p[1:].sum() == pytest.approx(0.0, abs=1e-9)
 

@@ -1,4 +1,4 @@
-"""Tesauro's pubeval as a batched benchmark player (published weights in shared/data)."""
+"""Tesauro's pubeval as a batched player (published weights, shipped in players/data)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,15 @@ from numba import njit
 from engine.batch import children_batch, phases
 from engine.position import GamePhase
 from nets.lookahead import segment_argmax
+from players.base import Player
 
-_CANDIDATES = [
-    Path(__file__).resolve().parent / "data" / "pubeval_weights.json",
-    Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "pubeval_weights.json",
-]
+WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "pubeval_weights.json"
 
 
 def load_pubeval_weights() -> tuple[np.ndarray, np.ndarray]:
     """(race, contact) weight vectors of 122 floats each."""
-    for path in _CANDIDATES:
-        if path.is_file():
-            data = json.loads(path.read_text())
-            return np.asarray(data["race_weights"], np.float64), np.asarray(data["contact_weights"], np.float64)
-    raise FileNotFoundError(f"pubeval weights not found in {[str(p) for p in _CANDIDATES]}")
+    data = json.loads(WEIGHTS_FILE.read_text())
+    return np.asarray(data["race_weights"], np.float64), np.asarray(data["contact_weights"], np.float64)
 
 
 @njit(cache=True)
@@ -67,15 +62,14 @@ def pubeval_scores(kids: np.ndarray, race: np.ndarray, race_w: np.ndarray, conta
     return out
 
 
-class PubevalPolicy:
-    """Chooses, for each (board, dice) pair, the child with the highest pubeval score."""
-
-    name = "pubeval"
+class PubevalPlayer(Player):
+    """Chooses, for each (board, dice) pair, the child with the highest pubeval score; no cube of its own."""
 
     def __init__(self) -> None:
+        super().__init__("pubeval")
         self.race, self.contact = load_pubeval_weights()
 
-    def choose(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         """The chosen children (opponent's view), one per pair."""
         kids, offsets = children_batch(boards, dice)
         race = phases(boards) != GamePhase.CONTACT

@@ -1,0 +1,340 @@
+"""Tournaments: mirrored money games in blocks, on one process, several, or Ray; ppg with its standard error.
+
+Pair ``k`` of a tournament with seed ``s`` is the same two games wherever it is played, so the
+result depends only on the players, the rules, the seed and the number of games: ``--workers``
+and Ray split the blocks, never the games' dice. Every figure is from player A's view. The
+standard error comes from the pairs (the two games of a pair share their dice, so luck largely
+cancels within a pair and the pairs are independent).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from arena.games import BlockResult, Rules, play_block
+from engine.errors import InvalidSpec
+from players.base import Player
+from players.specs import make_player
+
+BLOCK_PAIRS = 256  # pairs per lockstep block (512 games)
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """What a worker needs to build a player: its spec and cube spec."""
+
+    spec: str
+    cube: str = "none"
+
+    def build(self, cache: dict[str, Any] | None = None) -> Player:
+        """The player (raises InvalidSpec or InvalidWeights naming the spec)."""
+        return make_player(self.spec, self.cube, cache)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A tournament: two players, the number of games (even: mirrored pairs), the seed and the rules."""
+
+    a: PlayerSpec
+    b: PlayerSpec
+    games: int
+    seed: int = 0
+    rules: Rules = field(default_factory=Rules)
+    block_pairs: int = BLOCK_PAIRS
+    compare_cube: bool = True  # put every cube question to both players to count their disagreements
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """(first pair, pairs) of every block, in order."""
+        pairs = self.games // 2
+        return [(k, min(self.block_pairs, pairs - k)) for k in range(0, pairs, self.block_pairs)]
+
+
+@dataclass
+class SideStats:
+    """One player's counts over a tournament."""
+
+    wins: int = 0
+    gammons: int = 0  # games won with a gammon (or backgammon) scored
+    backgammons: int = 0
+    doubles: int = 0
+    takes: int = 0
+    passes: int = 0
+    beavers: int = 0
+    too_good: int = 0
+    cube_decisions: int = 0
+    cube_disagreements: int = (
+        0  # cube questions where the other player, in the same position, would have answered otherwise
+    )
+    cube_evaluations: int = 0  # positions its cube strategy judged (its own questions and, to compare, the other's)
+    lookaheads: int = 0  # of those, how many needed the 441-roll lookahead (jump-local)
+
+
+@dataclass
+class TournamentResult:
+    """Player A's points per game against B, with its standard error, and what happened on the way."""
+
+    player_a: str
+    player_b: str
+    games: int
+    pairs: int
+    seed: int
+    rules: dict[str, Any]
+    ppg: float
+    se: float | None  # None with a single pair
+    ci95: tuple[float, float] | None
+    a: SideStats
+    b: SideStats
+    mean_final_cube: float
+    max_final_cube: int
+    passes_ending_games: int
+    seconds: float
+    games_per_second: float
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (the README lists the keys)."""
+        d = asdict(self)
+        d["ci95"] = list(self.ci95) if self.ci95 is not None else None
+        return d
+
+
+class _Tally:
+    """Running totals over finished blocks, in any order; the standard error needs the pairs' sums."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, BlockResult] = {}
+
+    def add(self, block: BlockResult) -> None:
+        self.blocks[block.first_pair] = block
+
+    def pair_points(self) -> np.ndarray:
+        """A's mean points per pair, in pair order."""
+        out = []
+        for key in sorted(self.blocks):
+            r = self.blocks[key]
+            pts_a = np.where(r.seat_of_a == 0, r.points_seat0, -r.points_seat0)
+            out.append(pts_a.reshape(-1, 2).mean(axis=1))
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def running(self) -> tuple[float, float]:
+        """(ppg, se) so far."""
+        pp = self.pair_points()
+        if len(pp) < 2:
+            return (float(pp.mean()) if len(pp) else 0.0), math.nan
+        return float(pp.mean()), float(pp.std(ddof=1) / math.sqrt(len(pp)))
+
+
+def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
+    """Counts for A (``a_side``) or B over the blocks."""
+    s = SideStats()
+    for r in blocks:
+        seat = r.seat_of_a if a_side else 1 - r.seat_of_a
+        rows = np.arange(r.games)
+        won = r.winner == seat
+        s.wins += int(won.sum())
+        s.gammons += int((won & (r.multiplier >= 2)).sum())
+        s.backgammons += int((won & (r.multiplier == 3)).sum())
+        for name in ("doubles", "takes", "passes", "beavers", "too_good", "cube_decisions", "cube_disagreements"):
+            setattr(s, name, getattr(s, name) + int(getattr(r, name)[rows, seat].sum()))
+        s.cube_evaluations += int(r.evaluations[0 if a_side else 1])
+        s.lookaheads += int(r.lookaheads[0 if a_side else 1])
+    return s
+
+
+def pair_statistics(pair_points: np.ndarray) -> tuple[float, float | None, tuple[float, float] | None]:
+    """(ppg, standard error, 95% interval) from A's mean points per pair; no SE or interval for one pair.
+
+    The pairs are independent draws, so the SE is their sample standard deviation over sqrt(pairs),
+    and the interval is ppg +- 1.96 SE (normal approximation, good for the hundreds of pairs a
+    tournament plays).
+    """
+    ppg = float(pair_points.mean())
+    if len(pair_points) < 2:
+        return ppg, None, None
+    se = float(pair_points.std(ddof=1) / math.sqrt(len(pair_points)))
+    return ppg, se, (ppg - Z95 * se, ppg + Z95 * se)
+
+
+def summarise(
+    cfg: TournamentConfig, names: tuple[str, str], blocks: list[BlockResult], seconds: float
+) -> TournamentResult:
+    """The result of the finished blocks (in pair order) from A's view."""
+    tally = _Tally()
+    for b in blocks:
+        tally.add(b)
+    pp = tally.pair_points()
+    ppg, se, ci95 = pair_statistics(pp)
+    cubes = np.concatenate([b.final_cube for b in blocks])
+    games = int(sum(b.games for b in blocks))
+    return TournamentResult(
+        player_a=names[0],
+        player_b=names[1],
+        games=games,
+        pairs=len(pp),
+        seed=cfg.seed,
+        rules=asdict(cfg.rules),
+        ppg=ppg,
+        se=se,
+        ci95=ci95,
+        a=_side(blocks, True),
+        b=_side(blocks, False),
+        mean_final_cube=float(cubes.mean()),
+        max_final_cube=int(cubes.max()),
+        passes_ending_games=int(sum(int(b.passed.sum()) for b in blocks)),
+        seconds=seconds,
+        games_per_second=games / seconds if seconds > 0 else math.inf,
+    )
+
+
+# --- where the blocks are played ------------------------------------------------------------
+
+_WORKER_PLAYERS: tuple[Player, Player] | None = None
+
+
+def _worker_init(a: PlayerSpec, b: PlayerSpec, threads: int) -> None:
+    """Build the two players once per worker process."""
+    global _WORKER_PLAYERS
+    import torch
+
+    torch.set_num_threads(threads)
+    cache: dict[str, Any] = {}
+    _WORKER_PLAYERS = (a.build(cache), b.build(cache))
+
+
+def _worker_block(args: tuple[int, int, int, Rules, bool, bool]) -> BlockResult:
+    seed, first, count, rules, record, compare = args
+    assert _WORKER_PLAYERS is not None
+    return play_block(_WORKER_PLAYERS, seed, first, count, rules, record, compare)
+
+
+def _local_blocks(cfg: TournamentConfig, players: tuple[Player, Player], record: bool) -> Iterator[BlockResult]:
+    for first, count in cfg.blocks():
+        yield play_block(players, cfg.seed, first, count, cfg.rules, record, cfg.compare_cube)
+
+
+def _pool_blocks(cfg: TournamentConfig, workers: int, record: bool) -> Iterator[BlockResult]:
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    # spawn, not fork: torch and numba thread pools do not survive a fork safely.
+    ctx = mp.get_context("spawn")
+    jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in cfg.blocks()]
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b, threads)) as pool:
+        yield from pool.imap_unordered(_worker_block, jobs)
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``HOST:PORT`` Ray address nothing answers on (Ray itself would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise InvalidSpec(f"--ray {address!r} is not auto, local or HOST:PORT")
+    try:
+        with socket.create_connection((host.removeprefix("ray://") or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster there ({exc.strerror or exc})") from None
+
+
+def _connect_ray(address: str) -> Any:
+    """The ``ray`` module, connected to ``address`` (``local`` starts Ray on this machine); raises InvalidSpec."""
+    try:
+        import ray
+    except ImportError:
+        raise InvalidSpec("--ray needs Ray: pip install -e '.[ray]'") from None
+    if address not in ("auto", "local"):
+        _check_reachable(address)
+    try:
+        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster ({exc})") from None
+    return ray
+
+
+def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool) -> Iterator[BlockResult]:
+
+    @ray.remote
+    def block_task(cfg: TournamentConfig, first: int, count: int, rec: bool) -> BlockResult:
+        cache: dict[str, Any] = {}
+        players = (cfg.a.build(cache), cfg.b.build(cache))
+        return play_block(players, cfg.seed, first, count, cfg.rules, rec, cfg.compare_cube)
+
+    pending = [block_task.remote(cfg, f, c, record) for f, c in cfg.blocks()]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(done[0])
+
+
+def run_tournament(
+    cfg: TournamentConfig,
+    workers: int = 1,
+    ray_address: str | None = None,
+    record: bool = False,
+    progress: bool = True,
+    on_block: Callable[[BlockResult], None] | None = None,
+) -> tuple[TournamentResult, list[BlockResult]]:
+    """Play the tournament; returns the result (A's view) and the blocks in pair order.
+
+    The players are built here first, so a bad spec or weights file fails before any game.
+    """
+    cache: dict[str, Any] = {}
+    players = (cfg.a.build(cache), cfg.b.build(cache))
+    names = (players[0].name, players[1].name)
+    if ray_address is not None:
+        source = _ray_blocks(cfg, _connect_ray(ray_address), record)
+    elif workers > 1:
+        source = _pool_blocks(cfg, workers, record)
+    else:
+        source = _local_blocks(cfg, players, record)
+    tally = _Tally()
+    started = time.perf_counter()
+    bar = tqdm(total=cfg.games, unit="game", disable=not progress, file=sys.stderr, smoothing=0.1)
+    try:
+        for block in source:
+            tally.add(block)
+            if on_block is not None:
+                on_block(block)
+            bar.update(block.games)
+            ppg, se = tally.running()
+            bar.set_postfix_str(f"ppg {ppg:+.3f} +- {se:.3f}")
+    finally:
+        bar.close()
+    blocks = [tally.blocks[k] for k in sorted(tally.blocks)]
+    return summarise(cfg, names, blocks, time.perf_counter() - started), blocks
+
+
+def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:
+    """Write every game (dice, moves as resulting position IDs, cube actions) as JSON lines, atomically."""
+    from nets.weights import write_atomic
+
+    lines = [json.dumps({"tournament": result.to_json()})]
+    for block in blocks:
+        assert block.records is not None
+        for j in range(block.games):
+            seat_a = int(block.seat_of_a[j])
+            lines.append(
+                json.dumps(
+                    {
+                        "pair": block.first_pair + j // 2,
+                        "seat_of_a": seat_a,
+                        "players": [result.player_a, result.player_b][:: 1 if seat_a == 0 else -1],
+                        "events": block.records[j],
+                        "winner": int(block.winner[j]),
+                        "points": int(abs(block.points_seat0[j])),
+                        "multiplier": int(block.multiplier[j]),
+                        "passed": bool(block.passed[j]),
+                        "cube": int(block.final_cube[j]),
+                    }
+                )
+            )
+    write_atomic(path, ("\n".join(lines) + "\n").encode())

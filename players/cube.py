@@ -1,0 +1,162 @@
+"""Cube strategy specs and batched cube decisions from a player's own probabilities.
+
+Specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
+``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
+``jump-local[:REMOTE_ALPHA]`` and ``gnubg`` (GNU Backgammon's own cube, for gnubg players).
+Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
+``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
+
+``jump-local`` needs each position's local volatility from the 441-roll lookahead. The
+lookahead is run only where it can change the decision: the decision is first taken at a
+ladder of volatilities spanning every value the lookahead can return (from nearly 0 to the
+strategy's cap); where all of them agree, that is the decision, and only the rest get a
+lookahead, batched across every game that needs one at that turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from cube import (
+    CubeDecisions,
+    CubeStrategy,
+    dead,
+    janowski,
+    janowski_refined,
+    jump,
+    jump_local,
+    live,
+    local_volatility,
+)
+from cube.errors import CubeInputError
+from cube.states import CubeState
+from engine.errors import InvalidSpec
+
+# Volatilities at which a jump-local decision is checked before paying for a lookahead: the
+# strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
+GATE_ALPHAS = (1e-3, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.49)
+APPROXIMATIONS = ("linear", "nonlinear", "numerical")
+
+
+@dataclass(frozen=True)
+class CubeSpec:
+    """A parsed cube spec: the text it came from and the strategy it names.
+
+    ``strategy`` is None for ``none`` (cubeless) and for ``gnubg`` (``own`` is then True: the
+    player decides with its own cubeful evaluation).
+    """
+
+    text: str
+    strategy: CubeStrategy | None
+    own: bool = False
+
+    @property
+    def cubeless(self) -> bool:
+        """True when this spec never doubles and always takes."""
+        return self.strategy is None and not self.own
+
+
+def _number(text: str, spec: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidSpec(f"cube spec {spec!r}: {text!r} is not a number") from None
+    if not (np.isfinite(value) and low <= value <= high):
+        raise InvalidSpec(f"cube spec {spec!r}: {text!r} is not in [{low:g}, {high:g}]")
+    return value
+
+
+def parse_cube_spec(text: str) -> CubeSpec:
+    """The cube strategy a spec names; raises InvalidSpec naming the spec."""
+    if not isinstance(text, str):
+        raise InvalidSpec(f"cube spec must be a string, got {text!r}")
+    name, _, rest = text.strip().partition(":")
+    try:
+        if name == "none" and not rest:
+            return CubeSpec(text, None)
+        if name == "gnubg" and not rest:
+            return CubeSpec(text, None, own=True)
+        if name == "dead" and not rest:
+            return CubeSpec(text, dead())
+        if name == "live" and not rest:
+            return CubeSpec(text, live(capped=True))
+        if name == "janowski" and rest:
+            xs = [_number(x, text, 0.0, 1.0) for x in rest.split(",")]
+            if len(xs) == 1:
+                return CubeSpec(text, janowski(xs[0], capped=True))
+            if len(xs) == 2:
+                return CubeSpec(text, janowski_refined(xs[0], xs[1], capped=True))
+        if name == "jump" and rest:
+            alpha_text, _, approximation = rest.partition(":")
+            alpha = _number(alpha_text, text, 1e-3, 0.49)
+            if approximation in ("", *APPROXIMATIONS):
+                return CubeSpec(text, jump(alpha, approximation or "numerical"))
+        if name == "jump-local":
+            remote = _number(rest, text, 1e-3, 0.49) if rest else 0.10
+            return CubeSpec(text, jump_local(remote, "numerical"))
+    except CubeInputError as exc:
+        raise InvalidSpec(f"cube spec {text!r}: {exc}") from None
+    raise InvalidSpec(
+        f"cube spec {text!r} is not one of none, dead, live, janowski:X, janowski:X1,X2, "
+        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], gnubg"
+    )
+
+
+class CubeDecider:
+    """Batched decisions of one cube strategy from a player's probabilities (side on roll's view).
+
+    ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth;
+    ``lookahead(boards)`` gives (n, 441, 5) two-roll outcomes, for local volatility.
+    """
+
+    def __init__(
+        self,
+        strategy: CubeStrategy,
+        probabilities: Callable[[np.ndarray], np.ndarray],
+        lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        if strategy.needs_local_volatility and lookahead is None:
+            raise InvalidSpec(f"cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks")
+        self.strategy = strategy
+        self.probabilities = probabilities
+        self.lookahead = lookahead
+        self.decisions = 0
+        self.lookaheads = 0
+
+    def decide(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> CubeDecisions:
+        """Decisions for boards seen by the side on roll with the given :class:`CubeState` values."""
+        probs = self.probabilities(boards)
+        states = np.asarray(cube_states, dtype=str)
+        self.decisions += len(boards)
+        if not self.strategy.needs_local_volatility:
+            return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers)
+        return self._decide_local(boards, probs, states, jacoby, beavers)
+
+    def _decide_local(
+        self, boards: np.ndarray, probs: np.ndarray, states: np.ndarray, jacoby: bool, beavers: bool
+    ) -> CubeDecisions:
+        """jump-local: a lookahead only where the gate volatilities disagree on the decision."""
+        ladder = [
+            self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS
+        ]
+        first = ladder[0]
+        settled = np.ones(len(boards), bool)
+        for d in ladder[1:]:
+            settled &= (d.action == first.action) & (d.response == first.response)
+        open_ = np.flatnonzero(~settled)
+        alpha = np.full(len(boards), GATE_ALPHAS[0])
+        if len(open_):
+            assert self.lookahead is not None
+            outcomes = self.lookahead(boards[open_])
+            self.lookaheads += len(open_)
+            alpha[open_] = local_volatility(outcomes[:, :, 0])
+        # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
+        return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
+
+
+def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:
+    """The side on roll's :class:`CubeState` per game from the cube owner (-1 centred, else a seat)."""
+    return np.where(owner < 0, CubeState.CENTERED, np.where(owner == on_roll, CubeState.OWNED, CubeState.UNAVAILABLE))

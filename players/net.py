@@ -1,0 +1,40 @@
+"""A player using this project's evaluator at 0, 1 or 2 ply, with any cube strategy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nets.evaluator import Evaluator
+from nets.lookahead import best_children_plies, evaluate_plies
+from nets.volatility import two_roll_outcomes_batch
+from players.cube import CubeDecider, CubeSpec
+from players.strategic import StrategyPlayer
+
+
+class NetPlayer(StrategyPlayer):
+    """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``plies`` too.
+
+    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead.
+    """
+
+    def __init__(self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str) -> None:
+        if cube.own:
+            raise ValueError(f"cube spec {cube.text!r} belongs to gnubg players; {name} has no cube of its own")
+        decider = None
+        if cube.strategy is not None:
+            decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes)
+        super().__init__(name, cube, decider)
+        self.evaluator = evaluator
+        self.plies = plies
+
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """The best child (opponent's view) of each (board, dice) pair at this player's depth."""
+        return best_children_plies(self.evaluator, boards, dice, self.plies)
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """Cubeless probabilities (n, 5) of each board's side on roll at this player's depth."""
+        return evaluate_plies(self.evaluator, boards, self.plies)
+
+    def two_roll_outcomes(self, boards: np.ndarray) -> np.ndarray:
+        """(n, 441, 5) probabilities after each pair of rolls (0-ply lookahead), side on roll's view."""
+        return two_roll_outcomes_batch(self.evaluator, boards)

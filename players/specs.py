@@ -1,0 +1,61 @@
+"""Player specs: ``net[:WEIGHTS]@PLY``, ``pubeval``, ``random[:SEED]``, ``gnubg@PLY``, each with a cube spec."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import InvalidSpec
+from nets.evaluator import Evaluator, load_evaluator
+from players.base import Player
+from players.cube import parse_cube_spec
+from players.net import NetPlayer
+from players.pubeval import PubevalPlayer
+from players.random_player import RandomPlayer
+
+PLAYER_SPECS = "net[:WEIGHTS]@PLY, pubeval, random[:SEED], gnubg@PLY"
+MAX_PLIES = 2
+
+
+def _plies(text: str, spec: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= MAX_PLIES:
+        raise InvalidSpec(f"player spec {spec!r}: ply {text!r} is not 0 to {MAX_PLIES}")
+    return int(text)
+
+
+def make_player(spec: str, cube: str = "none", evaluators: dict[str, Evaluator] | None = None) -> Player:
+    """The player a spec names, with the cube strategy ``cube``; raises InvalidSpec (or InvalidWeights) naming it.
+
+    ``evaluators`` caches loaded weights by path, so two players on the same net share it.
+    """
+    if not isinstance(spec, str):
+        raise InvalidSpec(f"player spec must be a string, got {spec!r}")
+    cube_spec = parse_cube_spec(cube)
+    text = spec.strip()
+    if text in ("pubeval", "random") or text.startswith("random:"):
+        if not cube_spec.cubeless:
+            raise InvalidSpec(f"player {text!r} has no probabilities, so it cannot use cube strategy {cube!r}")
+        if text == "pubeval":
+            return PubevalPlayer()
+        seed_text = text.partition(":")[2] or "0"
+        if not seed_text.isdigit():
+            raise InvalidSpec(f"player spec {spec!r}: seed {seed_text!r} is not a non-negative integer")
+        return RandomPlayer(int(seed_text))
+    body, at, ply_text = text.rpartition("@")
+    if not at:
+        raise InvalidSpec(f"player spec {spec!r} is not one of {PLAYER_SPECS}")
+    plies = _plies(ply_text, spec)
+    kind, colon, weights = body.partition(":")
+    if kind == "gnubg" and not colon:
+        from players.gnubg_player import make_gnubg_player
+
+        return make_gnubg_player(plies, cube_spec)
+    if kind != "net":
+        raise InvalidSpec(f"player spec {spec!r} is not one of {PLAYER_SPECS}")
+    if cube_spec.own:
+        raise InvalidSpec(f"cube spec {cube!r} is gnubg's own cube; player {spec!r} is not gnubg")
+    key = str(Path(weights)) if colon else ""
+    cache = evaluators if evaluators is not None else {}
+    if key not in cache:
+        cache[key] = load_evaluator(weights if colon else None)
+    name = f"net{':' + weights if colon else ''}@{plies}" + ("" if cube_spec.cubeless else f" [{cube}]")
+    return NetPlayer(cache[key], plies, cube_spec, name)

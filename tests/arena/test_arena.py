@@ -1,0 +1,224 @@
+"""The arena: cube rules with scripted players, mirrored dice, statistics, replays, workers and Ray."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena import PlayerSpec, Rules, TournamentConfig, play_block, run_tournament, save_games
+from arena.games import result_multipliers
+from arena.tournament import pair_statistics
+from cube.states import CubeAction, CubeResponse
+from engine import Position
+from engine.batch import children_batch
+from players.base import Player
+from players.pubeval import PubevalPlayer
+from players.random_player import RandomPlayer
+
+
+class Scripted(Player):
+    """Plays the first child; doubles whenever allowed (if ``doubles``); answers every double with ``answer``."""
+
+    def __init__(self, name: str, doubles: bool, answer: CubeResponse) -> None:
+        super().__init__(name)
+        self.doubles = doubles
+        self.answer = answer
+        self.asked_states: list[str] = []
+
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        kids, offsets = children_batch(boards, dice)
+        return kids[offsets[:-1]]
+
+    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
+        self.asked_states += [str(s) for s in cube_states]
+        return np.full(len(boards), CubeAction.DOUBLE if self.doubles else CubeAction.NO_DOUBLE)
+
+    def double_responses(
+        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
+    ) -> np.ndarray:
+        return np.full(len(boards), self.answer)
+
+
+def _events(block_records: list[list[list[object]]] | None, game: int) -> list[list[object]]:
+    assert block_records is not None
+    return block_records[game]
+
+
+def test_a_pass_ends_the_game_at_the_current_cube_and_no_double_precedes_the_opening_roll() -> None:
+    a = Scripted("doubler", doubles=True, answer=CubeResponse.PASS)
+    b = Scripted("passer", doubles=True, answer=CubeResponse.PASS)
+    res = play_block((a, b), seed=1, first_pair=0, n_pairs=8, rules=Rules(cubeful=True), record=True)
+    for game in range(res.games):
+        events = _events(res.records, game)
+        assert events[0][1] == "roll"  # the opening roll is played before anyone may double
+        assert [e[1] for e in events[1:3]] == ["double", "pass"]  # the second side doubles at once; the first passes
+        assert res.passed[game] and abs(res.points_seat0[game]) == 1 and res.final_cube[game] == 1
+        assert res.plies[game] == 1
+
+
+def test_takes_hand_over_the_cube_and_only_its_owner_redoubles() -> None:
+    a = Scripted("a", doubles=True, answer=CubeResponse.TAKE)
+    b = Scripted("b", doubles=True, answer=CubeResponse.TAKE)
+    rules = Rules(cubeful=True, max_cube=64)
+    res = play_block((a, b), seed=2, first_pair=0, n_pairs=4, rules=rules, record=True)
+    for game in range(res.games):
+        owner, cube = None, 1
+        for event in _events(res.records, game):
+            if event[1] == "double":
+                assert owner in (None, event[0])  # never doubles a cube the other side owns
+                assert event[2] == cube * 2 <= 64
+            elif event[1] == "take":
+                cube, owner = cube * 2, event[0]
+        assert res.final_cube[game] == cube
+        assert abs(res.points_seat0[game]) == cube * res.multiplier[game]
+    assert set(a.asked_states) <= {"centered", "owned"}  # never asked with the cube on the other side
+
+
+def test_beavers_quadruple_the_cube_for_the_beaverer_and_are_takes_without_the_rule() -> None:
+    a = Scripted("a", doubles=True, answer=CubeResponse.BEAVER)
+    b = Scripted("b", doubles=False, answer=CubeResponse.BEAVER)
+    with_rule = play_block(
+        (a, b), seed=3, first_pair=0, n_pairs=2, rules=Rules(cubeful=True, beavers=True), record=True
+    )
+    without = play_block((a, b), seed=3, first_pair=0, n_pairs=2, rules=Rules(cubeful=True), record=False)
+    for game in range(with_rule.games):
+        seat_b = 1 - with_rule.seat_of_a[game]
+        assert with_rule.beavers[game, seat_b] == 1 and with_rule.final_cube[game] == 4
+        assert without.beavers[game].sum() == 0 and without.final_cube[game] == 2
+
+
+def test_jacoby_scores_gammons_only_after_a_double() -> None:
+    a = PubevalPlayer()  # gammons the first-child player often; neither doubles
+    b = Scripted("b", doubles=False, answer=CubeResponse.TAKE)
+    plain = play_block((a, b), seed=4, first_pair=0, n_pairs=32, rules=Rules(cubeful=True))
+    jacoby = play_block((a, b), seed=4, first_pair=0, n_pairs=32, rules=Rules(cubeful=True, jacoby=True))
+    assert (plain.multiplier > 1).any(), "no gammon in these games: pick another seed"
+    assert (jacoby.multiplier == 1).all()
+    assert np.array_equal(np.sign(plain.points_seat0), np.sign(jacoby.points_seat0))
+
+
+def test_result_multipliers() -> None:
+    single = np.zeros(26, np.int8)
+    single[3] = 2  # the loser (on roll in the child) has borne off 13
+    gammon = np.zeros(26, np.int8)
+    gammon[10] = 15
+    backgammon = np.zeros(26, np.int8)
+    backgammon[10], backgammon[20] = 14, 1  # a checker in the winner's home board
+    on_bar = np.zeros(26, np.int8)
+    on_bar[10], on_bar[25] = 14, 1
+    assert list(result_multipliers(np.stack([single, gammon, backgammon, on_bar]))) == [1, 2, 3, 3]
+
+
+@pytest.mark.parametrize("cubeful", [False, True])
+def test_identical_players_with_mirrored_dice_score_exactly_zero(cubeful: bool) -> None:
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", "janowski:0.7" if cubeful else "none"),
+        PlayerSpec("net@0", "janowski:0.7" if cubeful else "none"),
+        games=64,
+        seed=5,
+        rules=Rules(cubeful=cubeful),
+    )
+    result, _ = run_tournament(cfg, progress=False)
+    assert result.ppg == 0.0 and result.se == 0.0
+    assert result.a.wins + result.b.wins == 64 and result.a.wins == result.b.wins
+    assert result.a.cube_disagreements == result.b.cube_disagreements == 0
+
+
+def test_equal_players_that_differ_are_within_their_interval() -> None:
+    """Two random players (different seeds: different moves, the same strength) land inside the 95% interval."""
+    cfg = TournamentConfig(PlayerSpec("random:1"), PlayerSpec("random:2"), games=400, seed=6)
+    result, _ = run_tournament(cfg, progress=False)
+    assert result.se is not None and result.se > 0 and result.ci95 is not None
+    assert result.ci95[0] <= 0.0 <= result.ci95[1]
+
+
+def test_standard_error_and_interval_cover_a_known_mean_at_the_stated_rate() -> None:
+    """Simulated pairs with a known true ppg: the 95% interval covers it in about 95% of tournaments."""
+    rng = np.random.default_rng(7)
+    values = np.array([-3, -2, -1, 1, 2, 3, 4])
+    probs = np.array([0.02, 0.08, 0.35, 0.35, 0.12, 0.05, 0.03])
+    true_ppg = float(values @ probs)
+    trials, pairs, covered = 2000, 200, 0
+    ses = []
+    for _ in range(trials):
+        games = rng.choice(values, p=probs, size=(pairs, 2)).astype(float)
+        ppg, se, ci = pair_statistics(games.mean(axis=1))
+        assert se is not None and ci is not None
+        ses.append(se)
+        covered += ci[0] <= true_ppg <= ci[1]
+    rate = covered / trials
+    # Binomial SE of the coverage rate at 95% over 2000 tournaments is 0.49%; allow 4 of them.
+    assert abs(rate - 0.95) < 0.02, rate
+    true_se = float(np.sqrt(((values - true_ppg) ** 2) @ probs / 2 / pairs))
+    assert abs(np.mean(ses) / true_se - 1) < 0.02
+
+
+def test_one_pair_has_no_standard_error() -> None:
+    ppg, se, ci = pair_statistics(np.array([0.5]))
+    assert ppg == 0.5 and se is None and ci is None
+
+
+def test_saved_games_replay_move_by_move(tmp_path: Path) -> None:
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", "janowski:0.6"), PlayerSpec("pubeval"), games=16, seed=8, rules=Rules(cubeful=True)
+    )
+    result, blocks = run_tournament(cfg, record=True, progress=False)
+    path = tmp_path / "games.jsonl"
+    save_games(path, result, blocks)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["tournament"]["games"] == 16 and len(lines) == 17
+    for line in lines[1:]:
+        game = json.loads(line)
+        position, cube, on_roll, last = Position.initial(), 1, None, None
+        for event in game["events"]:
+            seat, kind = event[0], event[1]
+            if kind == "roll":
+                assert on_roll is None or seat == on_roll
+                child = Position.from_id(event[4])
+                assert child in position.children((event[2], event[3]))
+                position, on_roll, last = child, 1 - seat, seat
+            elif kind == "take":
+                cube *= 2
+        assert game["cube"] == cube
+        if game["passed"]:
+            assert game["points"] == cube
+        else:
+            assert game["winner"] == last and position.is_over()
+            assert game["points"] == cube * result_multipliers(position.array[None])[0]
+
+
+def test_workers_give_the_same_games_as_one_process() -> None:
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", "janowski:0.7"),
+        PlayerSpec("pubeval"),
+        games=48,
+        seed=9,
+        rules=Rules(cubeful=True),
+        block_pairs=8,
+    )
+    one, blocks_one = run_tournament(cfg, progress=False)
+    two, blocks_two = run_tournament(cfg, workers=2, progress=False)
+    assert [b.first_pair for b in blocks_two] == [0, 8, 16]
+    for x, y in zip(blocks_one, blocks_two, strict=True):
+        assert np.array_equal(x.points_seat0, y.points_seat0) and np.array_equal(x.final_cube, y.final_cube)
+    assert one.ppg == two.ppg and one.se == two.se and one.a == two.a
+
+
+def test_ray_local_mode_gives_the_same_games() -> None:
+    pytest.importorskip("ray", reason="Ray is an optional extra: pip install -e '.[ray]'")
+    cfg = TournamentConfig(PlayerSpec("random:3"), PlayerSpec("pubeval"), games=32, seed=10, block_pairs=8)
+    one, _ = run_tournament(cfg, progress=False)
+    ray_result, blocks = run_tournament(cfg, ray_address="local", progress=False)
+    assert len(blocks) == 2 and one.ppg == ray_result.ppg and one.a == ray_result.a
+
+
+def test_random_player_is_reproducible_whatever_the_batch() -> None:
+    player = RandomPlayer(4)
+    boards = np.stack([Position.initial().array] * 6)
+    dice = np.array([[3, 1], [6, 5], [2, 2], [4, 1], [6, 6], [5, 3]])
+    together = player.choose_moves(boards, dice)
+    alone = np.concatenate([player.choose_moves(boards[i : i + 1], dice[i : i + 1]) for i in range(6)])
+    assert np.array_equal(together, alone)

@@ -1,0 +1,90 @@
+"""jump-local's lookahead gating never changes a decision, and cube specs parse or fail cleanly."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from cube import local_volatility
+from cube.states import CubeState
+from engine.errors import InvalidSpec
+from nets import load_evaluator
+from nets.lookahead import best_children
+from nets.volatility import two_roll_outcomes_batch
+from players import make_player, parse_cube_spec
+from players.cube import CubeDecider
+
+
+def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
+    """Boards met in greedy 0-ply self-play games with the shipped net (side on roll's view)."""
+    ev = load_evaluator()
+    rng = np.random.default_rng(seed)
+    from engine import Position
+
+    boards = np.repeat(Position.initial().array[None], n_games, axis=0)
+    seen = []
+    for _ in range(60):
+        dice = rng.integers(1, 7, size=(len(boards), 2))
+        boards = best_children(ev, boards, dice)
+        alive = (boards > 0).any(axis=1) & (boards < 0).any(axis=1)
+        boards = boards[alive]
+        if len(boards) == 0:
+            break
+        seen.append(boards.copy())
+    return np.concatenate(seen)
+
+
+def test_gating_never_changes_a_jump_local_decision() -> None:
+    """On positions from self-play, the gated decision equals the decision with every lookahead run."""
+    ev = load_evaluator()
+    boards = _positions_from_games(6, seed=11)[::4][:80]
+    strategy = parse_cube_spec("jump-local").strategy
+    assert strategy is not None
+    probs = ev.evaluate_boards(boards)
+    alpha = local_volatility(two_roll_outcomes_batch(ev, boards)[:, :, 0])
+    decider = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b))
+    for state in (CubeState.CENTERED, CubeState.OWNED):
+        states = np.full(len(boards), state)
+        full = strategy.decide(probs, states, local_alpha=alpha)
+        gated = decider.decide(boards, states, jacoby=False, beavers=False)
+        assert np.array_equal(gated.action, full.action)
+        assert np.array_equal(gated.response, full.response)
+    assert 0 < decider.lookaheads < 2 * len(boards)  # the gate both skipped and ran lookaheads here
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("bogus", "is not one of"),
+        ("janowski", "is not one of"),
+        ("janowski:x", "not a number"),
+        ("janowski:1.5", "not in [0, 1]"),
+        ("janowski:0.5,0.6,0.7", "is not one of"),
+        ("jump:0.7", "not in [0.001, 0.49]"),
+        ("jump:0.1:cubic", "is not one of"),
+        ("jump-local:nan", "not in"),
+        ("none:1", "is not one of"),
+    ],
+)
+def test_bad_cube_specs_name_themselves(text: str, needle: str) -> None:
+    with pytest.raises(InvalidSpec, match=re.escape(needle)) as info:
+        parse_cube_spec(text)
+    assert repr(text) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "cube", "needle"),
+    [
+        ("net@3", "none", "ply '3'"),
+        ("net", "none", "is not one of"),
+        ("pubeval", "janowski:0.7", "no probabilities"),
+        ("net@0", "gnubg", "not gnubg"),
+        ("chess@0", "none", "is not one of"),
+        ("random:x", "none", "seed"),
+    ],
+)
+def test_bad_player_specs_name_themselves(spec: str, cube: str, needle: str) -> None:
+    with pytest.raises(InvalidSpec, match=needle):
+        make_player(spec, cube)
