@@ -24,6 +24,7 @@ import numpy as np
 from cube.states import CubeAction, CubeResponse
 from engine.batch import flip_boards, phases
 from engine.errors import JumpgammonError
+from engine.game import result_multipliers
 from engine.match import MAX_CUBE
 from engine.position import GamePhase, Position
 from players.base import Player
@@ -101,14 +102,6 @@ class _Dice:
         while plies.size and plies.max() >= self.rolls.shape[1]:
             self.rolls = np.concatenate([self.rolls, self._draw(DICE_CHUNK)], axis=1)
         return self.rolls[pairs, plies]
-
-
-def result_multipliers(final_children: np.ndarray) -> np.ndarray:
-    """1, 2 or 3 per finished game from the winner's view; each board is seen by the loser, as children are."""
-    own = np.clip(np.asarray(final_children, np.int64), 0, None)
-    gammon = own.sum(axis=1) == 15  # the loser has borne off none
-    backgammon = gammon & ((own[:, 25] > 0) | (own[:, 19:25] > 0).any(axis=1))
-    return 1 + gammon.astype(np.int64) + backgammon.astype(np.int64)
 
 
 def _by_player(

@@ -12,10 +12,15 @@ from cli.common import PLIES, add_json_argument, existing_file, int_range, torch
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
-    p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff"], help="what to measure")
+    p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff", "arena"], help="what to measure")
     p.add_argument("--device", type=torch_device, default="cpu", help="torch device for eval (cpu, cuda)")
     p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval and gnubg")
-    p.add_argument("--games", type=int_range(1, 1_000_000), default=200, help="seeded games supplying the positions")
+    p.add_argument(
+        "--games",
+        type=int_range(1, 1_000_000),
+        default=None,
+        help="seeded games supplying the positions (default 200); arena: games per tournament (default 2000, even)",
+    )
     p.add_argument("--repeats", type=int_range(1, 1000), default=5, help="timed repeats; the best is reported")
     p.add_argument("--plies", type=PLIES, default=0, help="lookahead for gnubg, 0-2")
     p.add_argument(
@@ -30,6 +35,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures; returns 0."""
+    if args.what == "arena":
+        from benchmarks.arena_speed import bench_arena
+
+        games = args.games if args.games is not None else 2000
+        result = bench_arena(games + games % 2)
+        if args.json:
+            print(json.dumps(result))
+            return 0
+        for key in ("net0_vs_net0_cubeless", "net0_vs_net0_cubeful_janowski", "net0_jump_local_vs_janowski"):
+            r = result[key]
+            extra = (
+                f", lookahead for {100 * r['lookahead_share']:.1f}% of positions judged" if r["lookahead_share"] else ""
+            )
+            print(f"{key}: {r['games_per_second']:,.1f} games/s ({r['games']} games in {r['seconds']} s{extra})")
+        g = result["gnubg_0ply_selfplay_plain_loop"]
+        print(f"gnubg 0-ply self-play, findbestmove in a plain loop: {g['games_per_second']:,.1f} games/s")
+        print(
+            f"cubeless net@0 / gnubg: {result['cubeless_over_gnubg']:.2f}x; "
+            f"Janowski / cubeless: {result['janowski_over_cubeless']:.2f}"
+        )
+        return 0
+    if args.games is None:
+        args.games = 200
     if args.what == "gnubg":
         from benchmarks.gnubg_compare import compare_with_gnubg
         from nets import load_evaluator

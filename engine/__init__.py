@@ -18,7 +18,7 @@ from engine.errors import (
     JumpgammonError,
 )
 from engine.fibs import FibsBoard
-from engine.game import Dice, GameResult, Player, play_game, result_multiplier
+from engine.game import Dice, result_multiplier, result_multipliers
 from engine.match import GameState, MatchState
 from engine.notation import Move
 from engine.position import GamePhase, Position, check_dice, phase_of
@@ -35,7 +35,6 @@ __all__ = [
     "JumpgammonError",
     "FibsBoard",
     "GamePhase",
-    "GameResult",
     "GameState",
     "IllegalMove",
     "InvalidFibsBoard",
@@ -44,13 +43,12 @@ __all__ = [
     "InvalidPositionId",
     "MatchState",
     "Move",
-    "Player",
     "Position",
     "board_text",
     "check_dice",
     "children_batch",
     "parse_id_pair",
     "phase_of",
-    "play_game",
     "result_multiplier",
+    "result_multipliers",
 ]

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, play_block, run_tournament, save_games
-from arena.games import result_multipliers
 from arena.tournament import pair_statistics
 from cube.states import CubeAction, CubeResponse
 from engine import Position
 from engine.batch import children_batch
+from engine.game import result_multipliers
 from players.base import Player
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer

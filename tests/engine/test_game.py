@@ -1,4 +1,4 @@
-"""Game play: reproducible dice, scoring, the cube loop, the Jacoby rule; FIBS boards."""
+"""Reproducible dice, the score of a finished game; FIBS boards. (Games with the cube: tests/arena.)"""
 
 from __future__ import annotations
 
@@ -6,24 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from engine import Dice, FibsBoard, InvalidFibsBoard, Position, play_game, result_multiplier
+from engine import Dice, FibsBoard, InvalidFibsBoard, Position, result_multiplier
 from tests.engine.strategies import boards
-
-
-class FirstMovePlayer:
-    """Plays the first legal child; doubles and takes as told."""
-
-    def __init__(self, doubles: bool = False, takes: bool = True) -> None:
-        self.doubles, self.takes = doubles, takes
-
-    def choose(self, position: Position, dice: tuple[int, int]) -> Position:
-        return position.children(dice)[0]
-
-    def offer_double(self, position: Position, cube: int, owned: bool) -> bool:
-        return self.doubles
-
-    def accept_double(self, position: Position, cube: int) -> bool:
-        return self.takes
 
 
 def test_dice_are_reproducible_and_opening_never_doubles() -> None:
@@ -33,24 +17,6 @@ def test_dice_are_reproducible_and_opening_never_doubles() -> None:
     for _ in range(200):
         who, (x, y) = d.opening()
         assert x != y and who == (0 if x > y else 1)
-
-
-def test_seeded_games_are_reproducible() -> None:
-    players = (FirstMovePlayer(), FirstMovePlayer())
-    r1 = play_game(players, Dice(3), record=True)
-    r2 = play_game(players, Dice(3), record=True)
-    assert r1 == r2 and r1.turns > 10
-    assert r1.points in (1, 2, 3) and r1.multiplier == r1.points
-
-
-def test_dropped_double_ends_the_game_at_the_cube_value() -> None:
-    r = play_game((FirstMovePlayer(doubles=True), FirstMovePlayer(takes=False)), Dice(5))
-    assert r.dropped and r.points == 1 and r.cube == 1
-
-
-def test_taken_doubles_raise_the_stake() -> None:
-    r = play_game((FirstMovePlayer(doubles=True), FirstMovePlayer(doubles=True)), Dice(5), max_cube=8)
-    assert r.cube == 8 and r.points == 8 * r.multiplier
 
 
 def _finished(loser: dict[int, int]) -> Position:
@@ -68,15 +34,6 @@ def _finished(loser: dict[int, int]) -> Position:
 def test_result_multiplier(loser: dict[int, int], points: int) -> None:
     b = _finished(loser)
     assert result_multiplier(b) == points
-
-
-def test_jacoby_cancels_gammons_with_a_centred_cube() -> None:
-    players = (FirstMovePlayer(), FirstMovePlayer())
-    for seed in range(40):
-        r = play_game(players, Dice(seed), jacoby=True)
-        assert r.points == 1
-        plain = play_game(players, Dice(seed))
-        assert plain.multiplier >= 1
 
 
 FIBS_INITIAL = (

@@ -27,9 +27,9 @@ from typing import Any
 REPO_ROOT = os.getcwd()
 sys.path.insert(0, REPO_ROOT)
 
-from benchmarks.gnubg_external import GnubgExternal  # noqa: E402
 from engine import Dice, FibsBoard, Position  # noqa: E402
 from engine.fibs import MONEY, parse_external_reply  # noqa: E402
+from players.gnubg_external import GnubgExternal  # noqa: E402
 
 SEED = 20260107
 OUT = os.path.join(REPO_ROOT, "tests", "fixtures", "gnubg_fibs_external.json")

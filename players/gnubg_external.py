@@ -48,9 +48,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal, TypedDict, Unpack
 
-from cube.states import CubeResponse
+import numpy as np
+
+from cube.states import CubeAction, CubeResponse, CubeState
 from engine.fibs import MONEY, FibsBoard, parse_external_reply
 from engine.position import Position
+from players.base import Player
 
 GNUBG = os.environ.get("JUMPGAMMON_GNUBG", "/usr/games/gnubg")  # the executable used unless told otherwise
 MAX_LINE = 254  # longest request gnubg 1.07 reads safely (its buffer is 256 bytes with "\n" and NUL)
@@ -426,15 +429,6 @@ class GnubgExternal:
         )
         return self._cube_word(board, TAKE_REPLIES)
 
-    def offer_double(self, position: Position, cube: int, owned: bool) -> bool:
-        """engine.game.Player: whether gnubg doubles in a money game (``owned``: it owns the cube)."""
-        return self.double_decision(position, cube=cube, owner="player" if owned else "centre")
-
-    def accept_double(self, position: Position, cube: int) -> bool:
-        """engine.game.Player: whether gnubg takes a double to ``2 * cube`` (``position``: its view, not on roll)."""
-        reply = self.take_decision(position.flip(), cube=cube, redouble=cube > 1)
-        return GNUBG_RESPONSES[reply] in (CubeResponse.TAKE, CubeResponse.BEAVER)
-
     def evaluate(
         self,
         position: Position,
@@ -485,3 +479,49 @@ def _decision_board(
 def gnubg_available(executable: str = GNUBG) -> bool:
     """True when the gnubg executable exists and is runnable."""
     return os.access(executable, os.X_OK)
+
+
+class GnubgExternalPlayer(Player):
+    """GNU Backgammon 1.07 over its external-player mode as a batched :class:`players.base.Player`.
+
+    One request per position (the client is a line protocol); money play with gnubg's own cube
+    when ``cube`` is True, else it never doubles and always takes. ``client`` must be started.
+    """
+
+    def __init__(self, client: GnubgExternal, cube: bool = True, name: str = "gnubg-1.07-external") -> None:
+        super().__init__(name)
+        self.client = client
+        self.cube = cube
+
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """gnubg's play of each (board, dice) pair, one of its children (opponent's view)."""
+        return np.stack(
+            [self.client.choose(Position(b), (int(d[0]), int(d[1]))).array for b, d in zip(boards, dice, strict=True)]
+        )
+
+    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
+        """Double or no double per board (side on roll); the external mode does not say "too good"."""
+        if not self.cube:
+            return super().double_actions(boards, cube_states, jacoby, beavers)
+        owners = {CubeState.CENTERED: "centre", CubeState.OWNED: "player", CubeState.UNAVAILABLE: "opponent"}
+        return np.array(
+            [
+                CubeAction.DOUBLE
+                if self.client.double_decision(Position(b), owner=owners[CubeState(str(s))])  # type: ignore[arg-type]
+                else CubeAction.NO_DOUBLE
+                for b, s in zip(boards, cube_states, strict=True)
+            ]
+        )
+
+    def double_responses(
+        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
+    ) -> np.ndarray:
+        """Take, pass or beaver per board seen by the doubled side."""
+        if not self.cube:
+            return super().double_responses(boards, doubler_states, jacoby, beavers)
+        return np.array(
+            [
+                GNUBG_RESPONSES[self.client.take_decision(Position(b).flip(), redouble=str(s) == CubeState.OWNED)]
+                for b, s in zip(boards, doubler_states, strict=True)
+            ]
+        )

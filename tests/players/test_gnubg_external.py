@@ -5,17 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from benchmarks.gnubg_external import (
+from arena import Rules, play_block
+from engine import FibsBoard, Position
+from players.gnubg_external import (
     GNUBG,
     MAX_LINE,
     GnubgExternal,
     GnubgExternalError,
+    GnubgExternalPlayer,
     evaluation_commands,
     gnubg_available,
 )
-from engine import Dice, FibsBoard, Position, play_game
 
 needs_gnubg = pytest.mark.skipif(
     not gnubg_available(), reason=f"GNU Backgammon is not installed at {GNUBG} (apt-get install gnubg)"
@@ -73,13 +76,13 @@ def test_version(gnubg: GnubgExternal) -> None:
 
 @needs_gnubg
 def test_plays_legal_moves_through_a_seeded_game(gnubg: GnubgExternal) -> None:
-    dice = Dice(11)
+    rng = np.random.default_rng(11)
     position = Position.initial()
-    _, roll = dice.opening()
+    roll = (3, 1)  # an opening roll (no doubles)
     moves = 0
     for turn in range(60):
         if turn:
-            roll = dice.roll()
+            roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
         child = gnubg.choose(position, roll, match_length=7, score=(turn % 6, 3))
         assert child in position.children(roll)
         moves += 1
@@ -97,7 +100,12 @@ def test_cube_decisions_and_evaluation(gnubg: GnubgExternal) -> None:
     assert not gnubg.double_decision(too_good)
     assert not gnubg.double_decision(crushing, cube=2, owner="opponent")  # never asked
     assert gnubg.take_decision(crushing) == "drop"
-    assert not gnubg.accept_double(crushing.flip(), 1)
+    assert (
+        GnubgExternalPlayer(gnubg).double_responses(crushing.flip().array[None], np.array(["centered"]), False, False)[
+            0
+        ]
+        == "pass"
+    )
     assert not gnubg.double_decision(Position.initial())
     assert gnubg.take_decision(Position.initial()) == "take"  # beavers are off
     win, *_, equity = gnubg.evaluate(Position.initial())
@@ -110,6 +118,8 @@ def test_cube_decisions_and_evaluation(gnubg: GnubgExternal) -> None:
 def test_a_money_game_with_the_cube_and_no_process_left() -> None:
     with GnubgExternal(plies=0) as client:
         pid = client.pid
-        result = play_game((client, client), Dice(5), use_cube=True)
-        assert result.winner in (0, 1) and result.points >= 1
+        player = GnubgExternalPlayer(client)
+        result = play_block((player, player), seed=5, first_pair=0, n_pairs=1, rules=Rules(cubeful=True))
+        assert set(result.winner) <= {0, 1} and (abs(result.points_seat0) >= 1).all()
+        assert result.points_seat0[0] == result.points_seat0[1]  # the same player in both seats: the same game twice
     assert pid is not None and not Path(f"/proc/{pid}").exists()

@@ -1,0 +1,117 @@
+"""``jumpgammon bench arena``: tournament speed side by side with GNU Backgammon's own 0-ply self-play.
+
+Figures, never pass/fail thresholds. Each rate excludes a short warm-up run (compilation, caches).
+GNU Backgammon's rate is the ``gnubg`` package's ``findbestmove`` in a plain Python loop of
+self-play games: one call per move, the move applied to gnubg's board by a few lines of Python;
+where the binding returns a tuple cut at a bear-off, the move is chosen by gnubg's evaluation of
+every child instead (:class:`players.gnubg_player.GnubgPlayer`), as a player must.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from arena import PlayerSpec, Rules, TournamentConfig, run_tournament
+from engine.position import Position
+from players.cube import parse_cube_spec
+from players.gnubg_player import GnubgPlayer, gnubg, gnubg_boards, make_gnubg_player
+
+
+def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int) -> dict[str, Any]:
+    """Games per second of one tournament after a warm-up, with its cube statistics."""
+    rules = Rules(cubeful=cubeful)
+    run_tournament(TournamentConfig(a, b, games=16, seed=seed + 1, rules=rules, block_pairs=8), progress=False)
+    result, _ = run_tournament(TournamentConfig(a, b, games=games, seed=seed, rules=rules), progress=False)
+    judged = result.a.cube_evaluations + result.b.cube_evaluations
+    return {
+        "games": result.games,
+        "seconds": round(result.seconds, 2),
+        "games_per_second": round(result.games_per_second, 1),
+        "lookahead_share": (result.a.lookaheads + result.b.lookaheads) / judged if judged else 0.0,
+        "ppg": result.ppg,
+        "se": result.se,
+    }
+
+
+def _apply_hops(board: list[list[int]], move: tuple[int, ...]) -> None:
+    """Play gnubg's 1-based hops (25 = bar, <= 0 = off) on its board ``[not on roll, on roll]`` in place."""
+    mine, theirs = board[1], board[0]
+    for k in range(0, len(move), 2):
+        src, dst = move[k], move[k + 1]
+        mine[src - 1] -= 1
+        if dst > 0:
+            if theirs[24 - dst] == 1:  # a blot of theirs on our point dst is on their point 25 - dst
+                theirs[24 - dst] = 0
+                theirs[24] += 1
+            mine[dst - 1] += 1
+
+
+def gnubg_selfplay_rate(games: int, seed: int) -> dict[str, Any]:
+    """Games per second of gnubg's 0-ply self-play with findbestmove in a plain loop (cubeless money)."""
+    player: GnubgPlayer = make_gnubg_player(0, parse_cube_spec("none"))
+    cube_info = gnubg.cubeinfo()
+    context = gnubg.evalcontext(0, 0, 1, 1, 0.0)
+    rng = np.random.default_rng(seed)
+    moves = fallbacks = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        board = [list(side) for side in gnubg_boards(Position.initial().array[None])[0]]
+        while True:
+            a, b = (int(v) for v in rng.integers(1, 7, size=2))
+            move = tuple(gnubg.findbestmove(board, cube_info, context, (a, b)))
+            moves += 1
+            if len(move) % 2:  # cut at a bear-off: let the player choose among the children
+                ours = np.array(_to_ours(board), np.int8)
+                child = player.choose_moves(ours[None], np.array([[a, b]]))[0]
+                fallbacks += 1
+                if not (child < 0).any():
+                    break
+                board = [list(side) for side in gnubg_boards(child[None])[0]]
+                continue
+            _apply_hops(board, move)
+            if sum(board[1]) == 0:
+                break
+            board = [board[1], board[0]]
+    seconds = time.perf_counter() - start
+    return {
+        "games": games,
+        "moves": moves,
+        "bear_off_fallbacks": fallbacks,
+        "seconds": round(seconds, 2),
+        "games_per_second": round(games / seconds, 1),
+    }
+
+
+def _to_ours(board: list[list[int]]) -> list[int]:
+    """This project's 26-slot board (side on roll's view) from gnubg's ``[not on roll, on roll]``."""
+    mine, theirs = board[1], board[0]
+    out = [0] * 26
+    for i in range(24):
+        out[i + 1] += mine[i]
+        out[24 - i] -= theirs[i]
+    out[25] = mine[24]
+    out[0] = -theirs[24]
+    return out
+
+
+def bench_arena(games: int = 2000, seed: int = 1) -> dict[str, Any]:
+    """Tournament rates (net@0 self-play cubeless and with Janowski; jump-local) beside gnubg's self-play."""
+    net = PlayerSpec("net@0")
+    cubeless = _rate(net, net, games, False, seed)
+    janowski = _rate(PlayerSpec("net@0", "janowski:0.7"), PlayerSpec("net@0", "janowski:0.7"), games, True, seed)
+    local_games = max(16, games // 20)
+    local = _rate(PlayerSpec("net@0", "jump-local"), PlayerSpec("net@0", "janowski:0.7"), local_games, True, seed)
+    gnubg_selfplay_rate(4, seed + 1)  # warm gnubg's caches and nets
+    reference = gnubg_selfplay_rate(max(50, games // 4), seed)
+    return {
+        "benchmark": "arena",
+        "net0_vs_net0_cubeless": cubeless,
+        "net0_vs_net0_cubeful_janowski": janowski,
+        "net0_jump_local_vs_janowski": local,
+        "gnubg_0ply_selfplay_plain_loop": reference,
+        "cubeless_over_gnubg": cubeless["games_per_second"] / reference["games_per_second"],
+        "janowski_over_cubeless": janowski["games_per_second"] / cubeless["games_per_second"],
+    }
