@@ -61,7 +61,7 @@ def _tensor(name: str, entry: Any, body: bytes, source: str) -> np.ndarray:
     if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "offset", "nbytes"}:
         raise InvalidWeights(f"{source}: tensor {name!r} needs exactly dtype, shape, offset and nbytes")
     dtype, shape, start, nbytes = entry["dtype"], entry["shape"], entry["offset"], entry["nbytes"]
-    if dtype not in _DTYPES:
+    if not isinstance(dtype, str) or dtype not in _DTYPES:  # a list or an object is not hashable
         raise InvalidWeights(f"{source}: tensor {name!r} has unknown dtype {dtype!r}")
     if (
         not isinstance(shape, list)

@@ -37,7 +37,7 @@ from engine.errors import InvalidSpec
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
 # strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
-GATE_ALPHAS = (1e-3, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.49)
+GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 APPROXIMATIONS = ("linear", "nonlinear", "numerical")
 
 

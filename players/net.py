@@ -11,6 +11,10 @@ from players.cube import CubeDecider, CubeSpec
 from players.strategic import StrategyPlayer
 
 
+# (id of the evaluator, plies) -> (boards' bytes, probabilities) of the last call.
+_LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
+
+
 class NetPlayer(StrategyPlayer):
     """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``plies`` too.
 
@@ -32,8 +36,19 @@ class NetPlayer(StrategyPlayer):
         return best_children_plies(self.evaluator, boards, dice, self.plies)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        """Cubeless probabilities (n, 5) of each board's side on roll at this player's depth."""
-        return evaluate_plies(self.evaluator, boards, self.plies)
+        """Cubeless probabilities (n, 5) of each board's side on roll at this player's depth.
+
+        The last answer is kept per (evaluator, depth): when both players of a game share a net,
+        the second one asked about the same positions (to compare cube decisions) reuses it.
+        """
+        boards = np.ascontiguousarray(boards, dtype=np.int8)
+        key = (id(self.evaluator), self.plies, boards.tobytes())
+        cached = _LAST_PROBABILITIES.get(key[:2])
+        if cached is not None and cached[0] == key[2]:
+            return cached[1]
+        probs = evaluate_plies(self.evaluator, boards, self.plies)
+        _LAST_PROBABILITIES[key[:2]] = (key[2], probs)
+        return probs
 
     def two_roll_outcomes(self, boards: np.ndarray) -> np.ndarray:
         """(n, 441, 5) probabilities after each pair of rolls (0-ply lookahead), side on roll's view."""
