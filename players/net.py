@@ -10,7 +10,6 @@ from nets.volatility import two_roll_outcomes_batch
 from players.cube import CubeDecider, CubeSpec
 from players.strategic import StrategyPlayer
 
-
 # (id of the evaluator, plies) -> (boards' bytes, probabilities) of the last call.
 _LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
 
