@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
 from arena.games import BlockResult, Rules, play_block
 from engine.errors import InvalidSpec
+from nets.weights import write_atomic
 from players.base import Player
 from players.specs import make_player
 
@@ -207,8 +209,6 @@ _WORKER_PLAYERS: tuple[Player, Player] | None = None
 def _worker_init(a: PlayerSpec, b: PlayerSpec, threads: int) -> None:
     """Build the two players once per worker process."""
     global _WORKER_PLAYERS
-    import torch
-
     torch.set_num_threads(threads)
     cache: dict[str, Any] = {}
     _WORKER_PLAYERS = (a.build(cache), b.build(cache))
@@ -315,8 +315,6 @@ def run_tournament(
 
 def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:
     """Write every game (dice, moves as resulting position IDs, cube actions) as JSON lines, atomically."""
-    from nets.weights import write_atomic
-
     lines = [json.dumps({"tournament": result.to_json()})]
     for block in blocks:
         assert block.records is not None

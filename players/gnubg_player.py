@@ -87,7 +87,7 @@ except ImportError:  # the optional extra is not installed: make_gnubg_player sa
     gnubg = None
     gnubg_extension = None
 
-INSTALL_HINT = 'pip install -e ".[gnubg]"'
+INSTALL_HINT = 'pip install "gnubg==1.1.0a16"'
 MAX_PLIES = 2
 NUM_ROLLOUT_OUTPUTS = 7  # gnubg's outputs: five probabilities, cubeless equity, cubeful equity
 OUTPUT_CUBEFUL_EQUITY = 6

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from engine.errors import InvalidSpec
 from engine.position import Position
 from players import gnubg_player
 from players.cube import parse_cube_spec
+from players.gnubg_player import INSTALL_HINT
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "gnubg_backends.json"
@@ -244,7 +246,7 @@ def test_specs_names_and_refusals(gnubg_package: Any) -> None:
 
 def test_missing_package_is_a_clean_invalid_spec(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gnubg_player, "gnubg", None)
-    with pytest.raises(InvalidSpec, match=r'pip install -e "\.\[gnubg\]"'):
+    with pytest.raises(InvalidSpec, match=re.escape(INSTALL_HINT)):
         gnubg_player.make_gnubg_player(0, parse_cube_spec("none"))
 
 
@@ -256,7 +258,7 @@ def test_cli_without_the_package_fails_in_one_line() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().endswith('pip install -e ".[gnubg]"'), done.stderr
+    assert done.stderr.strip().endswith(INSTALL_HINT), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
