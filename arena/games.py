@@ -31,7 +31,7 @@ from players.base import Player
 from players.cube import cube_states_for
 
 DICE_CHUNK = 64  # rolls drawn per game at a time; games longer than that draw more
-MAX_PLIES = 10_000  # a game this long means a player that cannot finish: refused, not looped forever
+MAX_PLIES = 3_000  # a game this long means a player that cannot finish: refused, not looped forever
 
 
 @dataclass(frozen=True)

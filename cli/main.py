@@ -12,7 +12,7 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train", "weights", "tournament")
@@ -23,7 +23,15 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting."""
+    """An ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting.
+
+    Abbreviated options are refused, so ``--json`` is always spelled out and the error format
+    (decided before parsing) matches the output format.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: error: {message}")
