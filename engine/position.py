@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import Any
@@ -35,16 +36,24 @@ class GamePhase(IntEnum):
     OVER = 4
 
 
+def _count_problem(values: Sequence[int]) -> str | None:
+    """What breaks the checker-count rules in 26 slot values, or None (plain Python: fast on 26 ints)."""
+    if values[25] < 0 or values[0] > 0:
+        return f"bar counts have the wrong sign (own bar {values[25]}, opponent bar {values[0]})"
+    own = sum(v for v in values if v > 0)
+    theirs = -sum(v for v in values if v < 0)
+    if own > CHECKERS or theirs > CHECKERS:
+        return f"{own} and {theirs} checkers on the board (at most {CHECKERS} a side)"
+    return None
+
+
 def validate_board(board: np.ndarray, label: str = "board") -> None:
     """Raise InvalidPosition naming the board if it breaks the rules of checker counts."""
     if board.shape != (BOARD_SIZE,):
         raise InvalidPosition(f"{label} must have {BOARD_SIZE} slots, got shape {board.shape}")
-    if board[25] < 0 or board[0] > 0:
-        raise InvalidPosition(f"{label}: bar counts have the wrong sign (own bar {board[25]}, opponent bar {board[0]})")
-    own = int(board[board > 0].sum())
-    theirs = int(-board[board < 0].sum())
-    if own > CHECKERS or theirs > CHECKERS:
-        raise InvalidPosition(f"{label}: {own} and {theirs} checkers on the board (at most {CHECKERS} a side)")
+    problem = _count_problem(board.tolist())
+    if problem is not None:
+        raise InvalidPosition(f"{label}: {problem}")
 
 
 def phase_of(board: np.ndarray) -> GamePhase:
@@ -64,6 +73,7 @@ def phase_of(board: np.ndarray) -> GamePhase:
     return GamePhase.RACE
 
 
+_PACK_BOARD = struct.Struct(f"{BOARD_SIZE}b").pack  # 26 ints -> the int8 bytes of a board
 # Reused by every single-position children() call (move generation is single-threaded here).
 _SCRATCH = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
 _OUT = np.empty((MAX_CHILDREN, BOARD_SIZE), np.int8)
@@ -82,18 +92,23 @@ class Position:
 
     def __init__(self, board: Iterable[int] | np.ndarray, *, _trusted: bool = False) -> None:
         arr = np.asarray(board if isinstance(board, np.ndarray) else list(board))
-        if not _trusted:
+        if _trusted:
+            self._bytes = np.ascontiguousarray(arr, dtype=np.int8).tobytes()
+        else:
             if arr.dtype.kind not in "iu":
                 raise InvalidPosition(f"board must hold integers, got dtype {arr.dtype}")
-            if arr.shape == (BOARD_SIZE,) and (np.abs(arr) > CHECKERS).any():
-                raise InvalidPosition(f"board {arr.tolist()} has a count above {CHECKERS}")
-            arr = arr.astype(np.int8)
-            validate_board(arr, f"board {arr.tolist()}")
-            if not arr.any():
-                raise InvalidPosition(
-                    f"board {arr.tolist()} has no checkers for either side (no game is in this position)"
-                )
-        self._bytes = np.ascontiguousarray(arr, dtype=np.int8).tobytes()
+            if arr.shape != (BOARD_SIZE,):
+                raise InvalidPosition(f"board {arr.tolist()} must have {BOARD_SIZE} slots, got shape {arr.shape}")
+            values = arr.tolist()
+            # Every message names the board; it is built only when something is wrong.
+            if any(v > CHECKERS or v < -CHECKERS for v in values):
+                raise InvalidPosition(f"board {values} has a count above {CHECKERS}")
+            problem = _count_problem(values)
+            if problem is not None:
+                raise InvalidPosition(f"board {values}: {problem}")
+            if not any(values):
+                raise InvalidPosition(f"board {values} has no checkers for either side (no game is in this position)")
+            self._bytes = _PACK_BOARD(*values)
         self._hash = hash(self._bytes)
 
     # --- construction -------------------------------------------------------------------
@@ -216,7 +231,15 @@ class Position:
         """
         d1, d2 = check_dice(dice)
         count = children_into(self.array, d1, d2, _SCRATCH, _NO_MOVES, _TABLE, _OUT)
-        return [Position._wrap(_OUT[j].tobytes()) for j in range(count)]
+        raw = _OUT[:count].tobytes()
+        out = []
+        new = object.__new__
+        for k in range(0, count * BOARD_SIZE, BOARD_SIZE):  # inlined _wrap: this loop is the call's cost
+            child = new(Position)
+            child._bytes = key = raw[k : k + BOARD_SIZE]
+            child._hash = hash(key)
+            out.append(child)
+        return out
 
     @classmethod
     def _wrap(cls, raw: bytes) -> Position:
