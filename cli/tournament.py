@@ -98,7 +98,7 @@ def format_result(r: TournamentResult) -> str:
     lines = [
         f"{r.player_a} vs {r.player_b}: {r.ppg:+.4f} ppg, SE {se}, 95% interval {ci}",
         f"  {r.games} games ({r.pairs} mirrored pairs, seed {r.seed}) in {r.seconds:.1f} s, "
-        f"{r.games_per_second:.0f} games/s",
+        f"{r.games_per_second:.1f} games/s",
     ]
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
