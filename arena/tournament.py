@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from arena import ledger
 from arena.games import BlockResult, Rules, play_block
 from engine.errors import InvalidSpec
 from nets.weights import write_atomic
@@ -220,16 +221,20 @@ def _worker_block(args: tuple[int, int, int, Rules, bool, bool]) -> BlockResult:
     return play_block(_WORKER_PLAYERS, seed, first, count, rules, record, compare)
 
 
-def _local_blocks(cfg: TournamentConfig, players: tuple[Player, Player], record: bool) -> Iterator[BlockResult]:
-    for first, count in cfg.blocks():
+def _local_blocks(
+    cfg: TournamentConfig, players: tuple[Player, Player], record: bool, todo: list[tuple[int, int]]
+) -> Iterator[BlockResult]:
+    for first, count in todo:
         yield play_block(players, cfg.seed, first, count, cfg.rules, record, cfg.compare_cube)
 
 
-def _pool_blocks(cfg: TournamentConfig, workers: int, record: bool) -> Iterator[BlockResult]:
+def _pool_blocks(
+    cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]
+) -> Iterator[BlockResult]:
     threads = max(1, (os.cpu_count() or 1) // workers)
     # spawn, not fork: torch and numba thread pools do not survive a fork safely.
     ctx = mp.get_context("spawn")
-    jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in cfg.blocks()]
+    jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in todo]
     with ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b, threads)) as pool:
         yield from pool.imap_unordered(_worker_block, jobs)
 
@@ -261,7 +266,7 @@ def _connect_ray(address: str) -> Any:
     return ray
 
 
-def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool) -> Iterator[BlockResult]:
+def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[int, int]]) -> Iterator[BlockResult]:
 
     @ray.remote
     def block_task(cfg: TournamentConfig, first: int, count: int, rec: bool) -> BlockResult:
@@ -269,7 +274,7 @@ def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool) -> Iterator[Block
         players = (cfg.a.build(cache), cfg.b.build(cache))
         return play_block(players, cfg.seed, first, count, cfg.rules, rec, cfg.compare_cube)
 
-    pending = [block_task.remote(cfg, f, c, record) for f, c in cfg.blocks()]
+    pending = [block_task.remote(cfg, f, c, record) for f, c in todo]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         yield ray.get(done[0])
@@ -282,26 +287,42 @@ def run_tournament(
     record: bool = False,
     progress: bool = True,
     on_block: Callable[[BlockResult], None] | None = None,
+    checkpoint: Path | None = None,
 ) -> tuple[TournamentResult, list[BlockResult]]:
     """Play the tournament; returns the result (A's view) and the blocks in pair order.
 
     The players are built here first, so a bad spec or weights file fails before any game.
+    With ``checkpoint`` (a ledger, :mod:`arena.ledger`) finished blocks are kept on disk and a
+    rerun of the same tournament plays only the blocks still missing.
     """
     cache: dict[str, Any] = {}
     players = (cfg.a.build(cache), cfg.b.build(cache))
     names = (players[0].name, players[1].name)
-    if ray_address is not None:
-        source = _ray_blocks(cfg, _connect_ray(ray_address), record)
-    elif workers > 1:
-        source = _pool_blocks(cfg, workers, record)
-    else:
-        source = _local_blocks(cfg, players, record)
     tally = _Tally()
+    if checkpoint is not None:
+        if record:
+            raise InvalidSpec(
+                "--checkpoint keeps outcomes, not game records: it cannot be combined with --save or --mat"
+            )
+        kept = ledger.load(checkpoint, cfg)
+        ledger.start(checkpoint, cfg, kept)
+        for block in kept:
+            tally.add(block)
+    todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
+    if ray_address is not None:
+        source = _ray_blocks(cfg, _connect_ray(ray_address), record, todo)
+    elif workers > 1:
+        source = _pool_blocks(cfg, workers, record, todo)
+    else:
+        source = _local_blocks(cfg, players, record, todo)
     started = time.perf_counter()
     bar = tqdm(total=cfg.games, unit="game", disable=not progress, file=sys.stderr, smoothing=0.1)
+    bar.update(sum(b.games for b in tally.blocks.values()))
     try:
         for block in source:
             tally.add(block)
+            if checkpoint is not None:
+                ledger.append(checkpoint, block)
             if on_block is not None:
                 on_block(block)
             bar.update(block.games)

@@ -47,6 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument("--ray", metavar="auto|local|ADDRESS", default=None, help="run the blocks as Ray tasks")
     p.add_argument("--no-compare-cube", action="store_true", help="do not count cube disagreements")
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="keep finished blocks in FILE; the same command resumes a stopped run",
+    )
     p.add_argument("--save", type=Path, default=None, metavar="FILE", help="write every game as JSON lines")
     p.add_argument("--mat", type=Path, default=None, metavar="DIR", help="write every game as Jellyfish .mat files")
     add_json_argument(p)
@@ -79,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
         compare_cube=not args.no_compare_cube,
     )
     record = args.save is not None or args.mat is not None
-    result, blocks = run_tournament(cfg, workers=args.workers, ray_address=args.ray, record=record)
+    _check_output(args.checkpoint, "--checkpoint", folder=False)
+    result, blocks = run_tournament(
+        cfg, workers=args.workers, ray_address=args.ray, record=record, checkpoint=args.checkpoint
+    )
     if args.save is not None:
         save_games(args.save, result, blocks)
     if args.mat is not None:

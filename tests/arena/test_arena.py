@@ -222,3 +222,34 @@ def test_random_player_is_reproducible_whatever_the_batch() -> None:
     together = player.choose_moves(boards, dice)
     alone = np.concatenate([player.choose_moves(boards[i : i + 1], dice[i : i + 1]) for i in range(6)])
     assert np.array_equal(together, alone)
+
+
+def test_a_checkpointed_tournament_resumes_to_the_same_result(tmp_path: Path) -> None:
+    """Stopped after its first block (and with a half-written line), the rerun plays only the rest: same result."""
+    from arena import ledger
+
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", "janowski:0.7"),
+        PlayerSpec("pubeval"),
+        games=48,
+        seed=12,
+        rules=Rules(cubeful=True),
+        block_pairs=8,
+    )
+    whole, _ = run_tournament(cfg, progress=False)
+    path = tmp_path / "ledger.jsonl"
+    first_only = TournamentConfig(cfg.a, cfg.b, games=16, seed=12, rules=cfg.rules, block_pairs=8)
+    _, blocks = run_tournament(first_only, progress=False)
+    ledger.start(path, cfg, blocks[:1])
+    with path.open("a") as f:
+        f.write('{"first_pair": 8, "seat_of')  # a block cut short by a kill
+    played: list[int] = []
+    resumed, _ = run_tournament(cfg, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
+    assert played == [8, 16]  # block 0 came from the ledger
+    assert resumed.ppg == whole.ppg and resumed.se == whole.se and resumed.a == whole.a and resumed.b == whole.b
+    assert len(path.read_text().splitlines()) == 4  # header and three blocks
+    again, _ = run_tournament(cfg, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
+    assert played == [8, 16] and again.ppg == whole.ppg  # nothing left to play
+    other = TournamentConfig(cfg.a, cfg.b, games=48, seed=13, rules=cfg.rules, block_pairs=8)
+    with pytest.raises(ValueError, match="another tournament"):
+        run_tournament(other, progress=False, checkpoint=path)

@@ -1,0 +1,88 @@
+"""A tournament's ledger: finished blocks on disk, one JSON line each, so a long run resumes where it stopped.
+
+The first line records what the tournament is (players, cube specs, games, seed, rules, block
+size); a ledger is only ever continued by the same tournament. Each finished block is appended
+and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
+a last line cut short by the kill is ignored. Blocks are played from their own dice, so the
+blocks a resumed run adds are exactly those an uninterrupted run would have played.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena.games import BlockResult
+from engine.errors import InvalidSpec
+
+_ARRAYS = [f.name for f in fields(BlockResult) if f.name not in ("first_pair", "records")]
+
+
+def describe(cfg: Any) -> dict[str, Any]:
+    """The JSON identity of a tournament config (what must match to continue its ledger)."""
+    return {
+        "a": [cfg.a.spec, cfg.a.cube],
+        "b": [cfg.b.spec, cfg.b.cube],
+        "games": cfg.games,
+        "seed": cfg.seed,
+        "rules": asdict(cfg.rules),
+        "block_pairs": cfg.block_pairs,
+        "compare_cube": cfg.compare_cube,
+    }
+
+
+def block_to_json(block: BlockResult) -> dict[str, Any]:
+    """A block's outcomes as JSON (the game records are not kept)."""
+    out: dict[str, Any] = {"first_pair": block.first_pair}
+    out.update({name: np.asarray(getattr(block, name)).tolist() for name in _ARRAYS})
+    return out
+
+
+def block_from_json(data: dict[str, Any]) -> BlockResult:
+    """Inverse of :func:`block_to_json`."""
+    arrays: dict[str, Any] = {name: np.asarray(data[name]) for name in _ARRAYS}
+    return BlockResult(first_pair=int(data["first_pair"]), **arrays)
+
+
+def load(path: Path, cfg: Any) -> list[BlockResult]:
+    """The finished blocks in ``path`` (none if it does not exist); InvalidSpec for another tournament's ledger."""
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if header != {"tournament": describe(cfg)}:
+        raise InvalidSpec(f"--checkpoint {str(path)!r} belongs to another tournament (or is not a ledger)")
+    blocks = []
+    for k, line in enumerate(lines[1:], start=1):
+        try:
+            blocks.append(block_from_json(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            if k == len(lines) - 1:  # the last line, cut short by a kill: that block is played again
+                break
+            raise InvalidSpec(f"--checkpoint {str(path)!r}: line {k + 1} is damaged") from None
+    return blocks
+
+
+def start(path: Path, cfg: Any, kept: list[BlockResult]) -> None:
+    """Rewrite ``path`` with the header and the ``kept`` blocks (dropping a cut-short last line)."""
+    text = json.dumps({"tournament": describe(cfg)}) + "\n"
+    text += "".join(json.dumps(block_to_json(b)) + "\n" for b in kept)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def append(path: Path, block: BlockResult) -> None:
+    """Add one finished block to the ledger, on disk before this returns."""
+    with path.open("a") as f:
+        f.write(json.dumps(block_to_json(block)) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
