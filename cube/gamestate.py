@@ -30,7 +30,9 @@ from cube.errors import (
 __all__ = [
     "GameState",
     "cubeless_equity",
+    "flip_outcomes",
     "flip_probabilities",
+    "outcome_equity",
     "win_loss_values",
 ]
 
@@ -69,20 +71,20 @@ def win_loss_values(probs: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArra
     return win, np.clip(W, 1.0, 3.0), np.clip(L, 1.0, 3.0)
 
 
-def cubeless_equity(probs: ArrayLike) -> FloatArray:
-    """Return the cubeless money equity of the side on roll, per unit cube: P*W - (1-P)*L."""
-    arr = _check_probabilities(probs)
-    return (
-        2.0 * arr[..., 0]
-        - 1.0
-        + (arr[..., 1] - arr[..., 3])
-        + (arr[..., 2] - arr[..., 4])
-    )
+def outcome_equity(arr: np.ndarray) -> np.ndarray:
+    """Cubeless money equity per unit stake of five probabilities (..., 5), same side's view; unchecked.
+
+    The one definition of the equity; :func:`cubeless_equity` validates its input first, while
+    the evaluator's hot paths call this on arrays they made themselves.
+    """
+    return 2.0 * arr[..., 0] - 1.0 + (arr[..., 1] - arr[..., 3]) + (arr[..., 2] - arr[..., 4])
 
 
-def flip_probabilities(probs: ArrayLike) -> FloatArray:
-    """Return the five probabilities seen from the other side (shape preserved)."""
-    arr = _check_probabilities(probs)
+def flip_outcomes(arr: np.ndarray) -> np.ndarray:
+    """The five probabilities (..., 5) seen by the other side (win <-> lose); unchecked, shape preserved.
+
+    The one definition of the flip; :func:`flip_probabilities` validates its input first.
+    """
     out = np.empty_like(arr)
     out[..., 0] = 1.0 - arr[..., 0]
     out[..., 1] = arr[..., 3]
@@ -90,6 +92,16 @@ def flip_probabilities(probs: ArrayLike) -> FloatArray:
     out[..., 3] = arr[..., 1]
     out[..., 4] = arr[..., 2]
     return out
+
+
+def cubeless_equity(probs: ArrayLike) -> FloatArray:
+    """Return the cubeless money equity of the side on roll, per unit cube: P*W - (1-P)*L."""
+    return outcome_equity(_check_probabilities(probs))
+
+
+def flip_probabilities(probs: ArrayLike) -> FloatArray:
+    """Return the five probabilities seen from the other side (shape preserved)."""
+    return flip_outcomes(_check_probabilities(probs))
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import torch
 from torch import nn
+
+from cube.gamestate import flip_outcomes, outcome_equity
+
+# The evaluator's names for the two outcome operations, which live in cube.gamestate (unchecked
+# variants: the inputs here are the nets' own outputs).
+flip_probabilities = flip_outcomes
+cubeless_equity = outcome_equity
 
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 MAX_LAYERS = 4  # hidden layers a net may have
@@ -92,19 +98,3 @@ class PhaseNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Probabilities (n, 5) for the side on roll."""
         return consistent_probabilities(self.body(x))
-
-
-def flip_probabilities(p: np.ndarray) -> np.ndarray:
-    """The same outcome probabilities seen by the other side (win <-> lose)."""
-    out = np.empty_like(p)
-    out[..., 0] = 1.0 - p[..., 0]
-    out[..., 1] = p[..., 3]
-    out[..., 2] = p[..., 4]
-    out[..., 3] = p[..., 1]
-    out[..., 4] = p[..., 2]
-    return out
-
-
-def cubeless_equity(p: np.ndarray) -> np.ndarray:
-    """Cubeless money equity per unit stake from five probabilities (same side's view)."""
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]

@@ -800,8 +800,9 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--to": st.sampled_from(["promoted.jgw", "."]),
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
+    "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
 }
-WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat"}
+WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
 # refused. --ray starts or joins a Ray cluster; a --cubeful tournament takes seconds a game.
 PARSE_ONLY = {"--ray", "--cubeful"}
