@@ -24,7 +24,7 @@ import numpy as np
 from cube.states import CubeAction, CubeResponse
 from engine.batch import flip_boards, phases
 from engine.errors import JumpgammonError
-from engine.game import result_multipliers
+from engine.game import Dice, result_multipliers
 from engine.match import MAX_CUBE
 from engine.position import GamePhase, Position
 from players.base import Player
@@ -87,11 +87,7 @@ class _Dice:
         self.generators = [np.random.default_rng([seed, first_pair + k]) for k in range(n_pairs)]
         opening = np.empty((n_pairs, 1, 2), np.int64)
         for k, gen in enumerate(self.generators):
-            while True:
-                a, b = gen.integers(1, 7, size=2)
-                if a != b:
-                    opening[k, 0] = (a, b)
-                    break
+            _, opening[k, 0] = Dice(gen).opening()  # seat 0's die first
         self.rolls = np.concatenate([opening, self._draw(DICE_CHUNK - 1)], axis=1)
 
     def _draw(self, count: int) -> np.ndarray:
