@@ -1,7 +1,10 @@
 """A tournament's ledger: finished blocks on disk, one JSON line each, so a long run resumes where it stopped.
 
-The first line records what the tournament is (players, cube specs, games, seed, rules, block
-size); a ledger is only ever continued by the same tournament. Each finished block is appended
+The first line records what the tournament is (players, cube specs, seed, rules, block size); a
+ledger is only ever continued by the same tournament. The number of games is not part of that
+identity: pair ``k`` is the same two games in a tournament of any length, so a ledger of 20,000
+games is continued by the same command with ``--games 100000`` (and a shorter run uses the blocks
+it needs from a longer one). Each finished block is appended
 and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
 a last line cut short by the kill is ignored. Blocks are played from their own dice, so the
 blocks a resumed run adds are exactly those an uninterrupted run would have played.
@@ -28,7 +31,6 @@ def describe(cfg: Any) -> dict[str, Any]:
     return {
         "a": [cfg.a.spec, cfg.a.cube],
         "b": [cfg.b.spec, cfg.b.cube],
-        "games": cfg.games,
         "seed": cfg.seed,
         "rules": asdict(cfg.rules),
         "block_pairs": cfg.block_pairs,
@@ -58,6 +60,8 @@ def load(path: Path, cfg: Any) -> list[BlockResult]:
         header = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError:
         header = None
+    if isinstance(header, dict) and isinstance(header.get("tournament"), dict):
+        header["tournament"].pop("games", None)  # ledgers written before the length left the identity
     if header != {"tournament": describe(cfg)}:
         raise InvalidSpec(f"--checkpoint {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []

@@ -306,8 +306,11 @@ def run_tournament(
             )
         kept = ledger.load(checkpoint, cfg)
         ledger.start(checkpoint, cfg, kept)
+        wanted = set(cfg.blocks())
         for block in kept:
-            tally.add(block)
+            # a block of another length (the last block of a run of another size) is played again
+            if (block.first_pair, block.games // 2) in wanted:
+                tally.add(block)
     todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
     if ray_address is not None:
         source = _ray_blocks(cfg, _connect_ray(ray_address), record, todo)

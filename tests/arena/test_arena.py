@@ -253,3 +253,20 @@ def test_a_checkpointed_tournament_resumes_to_the_same_result(tmp_path: Path) ->
     other = TournamentConfig(cfg.a, cfg.b, games=48, seed=13, rules=cfg.rules, block_pairs=8)
     with pytest.raises(ValueError, match="another tournament"):
         run_tournament(other, progress=False, checkpoint=path)
+
+
+def test_a_ledger_is_extended_by_a_longer_run_and_serves_a_shorter_one(tmp_path: Path) -> None:
+    """The length is not part of a ledger's identity: pair k is the same games in a run of any size."""
+    a, b, rules = PlayerSpec("net@0", "janowski:0.7"), PlayerSpec("pubeval"), Rules(cubeful=True)
+    short = TournamentConfig(a, b, games=20, seed=5, rules=rules, block_pairs=8)  # blocks of 8, 2 pairs
+    long = TournamentConfig(a, b, games=40, seed=5, rules=rules, block_pairs=8)  # blocks of 8, 8, 4 pairs
+    path = tmp_path / "ledger.jsonl"
+    run_tournament(short, progress=False, checkpoint=path)
+    played: list[int] = []
+    extended, _ = run_tournament(long, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
+    assert played == [8, 16]  # block 0 kept; the 2-pair block at 8 does not fit the longer run: played again
+    whole, _ = run_tournament(long, progress=False)
+    assert extended.ppg == whole.ppg and extended.se == whole.se and extended.a == whole.a
+    played.clear()
+    again_short, _ = run_tournament(short, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
+    assert played == [] and again_short.games == 20  # both of its blocks are in the ledger
