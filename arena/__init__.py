@@ -1,5 +1,6 @@
 """The arena: money games between players in lockstep batches (cubeless or cubeful), and tournaments."""
 
+from arena import ledger
 from arena.games import BlockResult, Rules, play_block
 from arena.tournament import PlayerSpec, TournamentConfig, TournamentResult, run_tournament, save_games
 
@@ -9,6 +10,7 @@ __all__ = [
     "Rules",
     "TournamentConfig",
     "TournamentResult",
+    "ledger",
     "play_block",
     "run_tournament",
     "save_games",

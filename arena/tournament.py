@@ -125,12 +125,7 @@ class _Tally:
 
     def pair_points(self) -> np.ndarray:
         """A's mean points per pair, in pair order."""
-        out = []
-        for key in sorted(self.blocks):
-            r = self.blocks[key]
-            pts_a = np.where(r.seat_of_a == 0, r.points_seat0, -r.points_seat0)
-            out.append(pts_a.reshape(-1, 2).mean(axis=1))
-        return np.concatenate(out) if out else np.zeros(0)
+        return pair_points_of([self.blocks[key] for key in sorted(self.blocks)])
 
     def running(self) -> tuple[float, float]:
         """(ppg, se) so far."""
@@ -138,6 +133,15 @@ class _Tally:
         if len(pp) < 2:
             return (float(pp.mean()) if len(pp) else 0.0), math.nan
         return float(pp.mean()), float(pp.std(ddof=1) / math.sqrt(len(pp)))
+
+
+def pair_points_of(blocks: list[BlockResult]) -> np.ndarray:
+    """Player A's mean points per mirrored pair over ``blocks`` (in the order given)."""
+    out = []
+    for r in blocks:
+        pts_a = np.where(r.seat_of_a == 0, r.points_seat0, -r.points_seat0)
+        out.append(pts_a.reshape(-1, 2).mean(axis=1))
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:

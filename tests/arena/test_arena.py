@@ -268,5 +268,7 @@ def test_a_ledger_is_extended_by_a_longer_run_and_serves_a_shorter_one(tmp_path:
     whole, _ = run_tournament(long, progress=False)
     assert extended.ppg == whole.ppg and extended.se == whole.se and extended.a == whole.a
     played.clear()
-    again_short, _ = run_tournament(short, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
+    again_short, _ = run_tournament(
+        short, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair)
+    )
     assert played == [] and again_short.games == 20  # both of its blocks are in the ledger

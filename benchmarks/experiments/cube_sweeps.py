@@ -1,0 +1,165 @@
+"""Experiments 1 and 2 of the jump-model paper: cube strategies swept against Janowski x = 0.70.
+
+1. ``janowski``: Janowski players of cube-life index x from 0.50 to 0.90 against x = 0.70
+   (paper: best x = 0.70; Higgins' later estimate 0.7 +- 0.05).
+2. ``jump``: constant jump volatility alpha from 4% to 20%, for the linear, the nonlinear and
+   the numerical solution, against Janowski x = 0.70 (paper: best alpha 11.3% linear, 9.1%
+   nonlinear).
+
+Every player uses the same net at 0-ply for the checker play, so points differ only through the
+cube. Each sweep writes ``result.json`` (points with SE and games, fitted optimum with its 95%
+interval) and ``plot.png`` to its folder; every point's ledger is kept there, so a stopped sweep
+resumes with the same command.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.experiments.fit import Optimum, fit_optimum
+from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, identical_point, play_points
+from nets.weights import write_atomic
+
+REFERENCE = "janowski:0.7"
+JANOWSKI_XS = (0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90)
+JUMP_ALPHAS = (0.04, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.20)
+JUMP_APPROXIMATIONS = ("linear", "nonlinear", "numerical")
+PAPER = {"janowski": 0.70, "linear": 0.113, "nonlinear": 0.091}
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One swept family: its name, the parameter values, and the cube spec of each."""
+
+    name: str
+    parameter: str
+    values: tuple[float, ...]
+    spec: Callable[[float], str]
+
+
+def curves(experiment: str) -> list[Curve]:
+    """The families an experiment sweeps (``janowski`` or ``jump``)."""
+    if experiment == "janowski":
+        return [Curve("janowski", "x", JANOWSKI_XS, lambda x: f"janowski:{x:g}")]
+    return [
+        Curve(approx, "alpha", JUMP_ALPHAS, lambda a, approx=approx: f"jump:{a:g}:{approx}")  # type: ignore[misc]
+        for approx in JUMP_APPROXIMATIONS
+    ]
+
+
+def run_sweep(
+    experiment: str,
+    out: Path,
+    settings: SweepSettings,
+    degree: int = 2,
+    progress: bool = True,
+    play: bool = True,
+) -> dict[str, Any]:
+    """Play every point of ``experiment`` to the SE target, fit each curve, write result.json, pairs.npz, plot.png.
+
+    With ``play`` False nothing is played: the result is what the ledgers hold so far.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    plan: list[tuple[Curve, list[PointSpec | str]]] = []
+    to_play: list[PointSpec] = []
+    for curve in curves(experiment):
+        row: list[PointSpec | str] = []
+        for value in curve.values:
+            spec = curve.spec(value)
+            label = f"{curve.name} {curve.parameter}={value:g}"
+            if spec == REFERENCE:
+                row.append(label)  # the reference itself: exactly 0, no games
+                continue
+            point = PointSpec(label, spec, REFERENCE, out / f"{spec.replace(':', '_')}.ledger.jsonl")
+            row.append(point)
+            to_play.append(point)
+        plan.append((curve, row))
+    played = dict(zip(to_play, play_points(to_play, settings, progress, log, play), strict=True))
+    families: list[tuple[Curve, list[PointResult], Optimum]] = []
+    for curve, row in plan:
+        points = [played[p] if isinstance(p, PointSpec) else identical_point(p, REFERENCE) for p in row]
+        optimum = fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed)
+        families.append((curve, points, optimum))
+    result = {
+        "experiment": experiment,
+        "opponent": REFERENCE,
+        "checker_play": settings.checker,
+        "seed": settings.seed,
+        "se_target": settings.se_target,
+        "complete": play,
+        "games_total": sum(p.games for _, pts, _ in families for p in pts),
+        "curves": [
+            {
+                "name": curve.name,
+                "parameter": curve.parameter,
+                "paper_best": PAPER.get(curve.name),
+                "points": [dict(p.to_json(), value=v) for p, v in zip(points, curve.values, strict=True)],
+                "optimum": optimum.to_json(),
+            }
+            for curve, points, optimum in families
+        ],
+    }
+    write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+    save_pair_points(out / "pairs.npz", [p for _, pts, _ in families for p in pts])
+    plot_sweep(result, out / "plot.png")
+    return result
+
+
+def save_pair_points(path: Path, points: list[PointResult]) -> None:
+    """Every point's per-pair points (twice A's mean, an integer), so the fit can be redone without the ledgers."""
+    arrays = {p.a_cube: np.rint(2 * p.pair_points).astype(np.int32) for p in points if p.games}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    write_atomic(path, buffer.getvalue())
+
+
+def plot_sweep(result: dict[str, Any], path: Path) -> bool:
+    """Draw each curve's points with 1-SE bars, its fit and optimum to ``path``; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -e '.[plot]'): no plot written", file=sys.stderr)
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for k, curve in enumerate(result["curves"]):
+        color = f"C{k}"
+        xs = np.array([p["value"] for p in curve["points"]])
+        ys = np.array([p["ppg"] for p in curve["points"]]) * 1000
+        es = np.array([p["se"] for p in curve["points"]]) * 1000
+        ax.errorbar(xs, ys, yerr=es, fmt="o", color=color, capsize=3, label=f"{curve['name']} (SE bars)")
+        grid = np.linspace(xs.min(), xs.max(), 200)
+        opt: dict[str, Any] = curve["optimum"]
+        ax.plot(grid, np.polyval(opt["coefficients"], grid) * 1000, "-", color=color, alpha=0.7)
+        low, high = opt["ci95"]
+        ax.axvspan(low, high, color=color, alpha=0.12)
+        ax.axvline(opt["best"], color=color, lw=1, label=f"best {opt['best']:.3f} [{low:.3f}, {high:.3f}]")
+        if curve["paper_best"] is not None:
+            ax.axvline(curve["paper_best"], color=color, lw=1, ls=":", label=f"paper {curve['paper_best']:g}")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel(result["curves"][0]["parameter"])
+    ax.set_ylabel(f"milli-points per game against {result['opponent']}")
+    ax.set_title(
+        f"{result['experiment']} sweep, {result['checker_play']} checker play, {result['games_total']:,} games"
+    )
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(path)
+    return True

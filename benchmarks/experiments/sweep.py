@@ -1,0 +1,225 @@
+"""Sweep points: one cubeful tournament per point, played until its standard error meets a target.
+
+Both players of a point use the same net for the checker play and differ only in their cube
+strategies, and each pair of games shares its dice with seats swapped, so a pair scores zero
+unless the two strategies decided something differently: the variance comes only from the
+decisions that differ. Points grow in rounds: each round asks every unfinished point for the
+games its standard error says it still needs (at least one block more), and one process pool
+plays the blocks of all points together, so no worker waits for a point to finish. Every block
+goes to its point's ledger (:mod:`arena.ledger`) as it finishes, so a stopped sweep resumes with
+the same command and plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from arena import PlayerSpec, Rules, TournamentConfig, ledger
+from arena.games import BlockResult, play_block
+from arena.tournament import BLOCK_PAIRS, pair_points_of
+from players.base import Player
+
+GAMES_PER_BLOCK = 2 * BLOCK_PAIRS
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """How far each point is played: SE target (ppg), first and largest number of games, seed, workers."""
+
+    seed: int = 1
+    se_target: float = 0.003
+    min_games: int = 8 * GAMES_PER_BLOCK
+    max_games: int = 400 * GAMES_PER_BLOCK
+    workers: int = 1
+    checker: str = "net@0"  # both players' checker play
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """A point to play: its label, A's and B's cube specs, and the ledger that keeps its blocks."""
+
+    label: str
+    a_cube: str
+    b_cube: str
+    ledger: Path
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """One point of a sweep: A's ppg against B with its SE, the games it took, and A's mean points per pair."""
+
+    label: str
+    a_cube: str
+    b_cube: str
+    ppg: float
+    se: float
+    games: int
+    doubles_a: int
+    doubles_b: int
+    pair_points: np.ndarray  # A's mean points per pair, in pair order (for the joint bootstrap)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready summary (without the per-pair points)."""
+        return {
+            "label": self.label,
+            "a_cube": self.a_cube,
+            "b_cube": self.b_cube,
+            "ppg": self.ppg,
+            "se": self.se,
+            "games": self.games,
+            "doubles_a": self.doubles_a,
+            "doubles_b": self.doubles_b,
+        }
+
+
+def next_games(games: int, se: float, settings: SweepSettings) -> int:
+    """Games a point at ``games`` with standard error ``se`` should reach next: a whole number of blocks.
+
+    The SE falls as 1/sqrt(games), so the target needs games * (se / target)^2; ask for 10%
+    more, and at least one block more, up to the cap.
+    """
+    need = games * (se / settings.se_target) ** 2 * 1.1
+    blocks = max(math.ceil(need / GAMES_PER_BLOCK), games // GAMES_PER_BLOCK + 1)
+    return min(settings.max_games, blocks * GAMES_PER_BLOCK)
+
+
+def _config(point: PointSpec, games: int, settings: SweepSettings) -> TournamentConfig:
+    return TournamentConfig(
+        PlayerSpec(settings.checker, point.a_cube),
+        PlayerSpec(settings.checker, point.b_cube),
+        games=games,
+        seed=settings.seed,
+        rules=Rules(cubeful=True),
+        compare_cube=False,
+    )
+
+
+# --- the pool: workers build each point's players once and play any point's blocks ---------------
+
+_PLAYERS: dict[tuple[str, str, str], tuple[Player, Player]] = {}
+_CACHE: dict[str, Any] = {}
+
+
+def _play(job: tuple[int, str, str, str, int, int, int]) -> tuple[int, BlockResult]:
+    index, checker, a_cube, b_cube, seed, first, count = job
+    key = (checker, a_cube, b_cube)
+    if key not in _PLAYERS:
+        _PLAYERS[key] = (PlayerSpec(checker, a_cube).build(_CACHE), PlayerSpec(checker, b_cube).build(_CACHE))
+    return index, play_block(_PLAYERS[key], seed, first, count, Rules(cubeful=True), False, False)
+
+
+def _blocks(jobs: list[tuple[int, str, str, str, int, int, int]], workers: int) -> Iterator[tuple[int, BlockResult]]:
+    if workers == 1:
+        yield from map(_play, jobs)
+        return
+    # One BLAS and numba thread per worker: the workers already fill the cores.
+    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")}
+    os.environ.update({k: "1" for k in saved})
+    try:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            yield from pool.imap_unordered(_play, jobs)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def play_points(
+    points: list[PointSpec],
+    settings: SweepSettings,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    play: bool = True,
+) -> list[PointResult]:
+    """Play every point to the SE target (or the cap); results in the order given, from A's view.
+
+    With ``play`` False nothing is played: each point reports the longest run of blocks its
+    ledger holds from pair 0 (a sweep's state so far).
+    """
+    target = [settings.min_games] * len(points)
+    kept: list[dict[int, BlockResult]] = []
+    for point in points:
+        blocks = ledger.load(point.ledger, _config(point, settings.min_games, settings))
+        ledger.start(point.ledger, _config(point, settings.min_games, settings), blocks)
+        kept.append({(b.first_pair, b.games // 2): b for b in blocks})  # type: ignore[misc]
+    if not play:
+        held = [_held_games(k, settings) for k in kept]
+        empty = [p.ledger.name for p, games in zip(points, held, strict=True) if games == 0]
+        if empty:
+            raise ValueError(f"nothing played yet for {empty[0]!r} (and {len(empty) - 1} more): run without --report")
+        return [_result(p, _blocks_for(kept[i], p, held[i], settings)) for i, p in enumerate(points)]
+    done = [False] * len(points)
+    while not all(done):
+        jobs = []
+        for i, point in enumerate(points):
+            if done[i]:
+                continue
+            for first, count in _config(point, target[i], settings).blocks():
+                if (first, count) not in kept[i]:
+                    jobs.append((i, settings.checker, point.a_cube, point.b_cube, settings.seed, first, count))
+        bar = tqdm(total=len(jobs), unit="block", disable=not progress or not jobs, file=sys.stderr)
+        for i, block in _blocks(jobs, settings.workers):
+            kept[i][(block.first_pair, block.games // 2)] = block  # type: ignore[index]
+            ledger.append(points[i].ledger, block)
+            bar.update(1)
+        bar.close()
+        for i, point in enumerate(points):
+            if done[i]:
+                continue
+            pp = pair_points_of(_blocks_for(kept[i], point, target[i], settings))
+            se = float(pp.std(ddof=1) / math.sqrt(len(pp)))
+            if log is not None:
+                log(f"{point.label}: {pp.mean():+.4f} ppg, SE {se:.4f} after {2 * len(pp):,} games")
+            if se <= settings.se_target or target[i] >= settings.max_games:
+                done[i] = True
+            else:
+                target[i] = next_games(target[i], se, settings)
+    return [_result(p, _blocks_for(kept[i], p, target[i], settings)) for i, p in enumerate(points)]
+
+
+def _held_games(kept: dict[Any, BlockResult], settings: SweepSettings) -> int:
+    """Games in the full blocks a ledger holds without a gap from pair 0."""
+    blocks = 0
+    while (blocks * BLOCK_PAIRS, BLOCK_PAIRS) in kept:
+        blocks += 1
+    return blocks * GAMES_PER_BLOCK
+
+
+def _blocks_for(
+    kept: dict[Any, BlockResult], point: PointSpec, games: int, settings: SweepSettings
+) -> list[BlockResult]:
+    return [kept[key] for key in _config(point, games, settings).blocks()]
+
+
+def _result(point: PointSpec, blocks: list[BlockResult]) -> PointResult:
+    pp = pair_points_of(blocks)
+    a_doubles = sum(int(b.doubles[np.arange(b.games), b.seat_of_a].sum()) for b in blocks)
+    b_doubles = sum(int(b.doubles[np.arange(b.games), 1 - b.seat_of_a].sum()) for b in blocks)
+    return PointResult(
+        label=point.label,
+        a_cube=point.a_cube,
+        b_cube=point.b_cube,
+        ppg=float(pp.mean()),
+        se=float(pp.std(ddof=1) / math.sqrt(len(pp))),
+        games=2 * len(pp),
+        doubles_a=a_doubles,
+        doubles_b=b_doubles,
+        pair_points=pp,
+    )
+
+
+def identical_point(label: str, cube: str) -> PointResult:
+    """The point where A and B are the same strategy: exactly 0 ppg with no games (every pair cancels)."""
+    return PointResult(label, cube, cube, 0.0, 0.0, 0, 0, 0, np.zeros(0))

@@ -1,0 +1,64 @@
+"""``jumpgammon experiment NAME``: the jump-model paper's self-play experiments (see benchmarks.experiments)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.experiments.cube_sweeps import run_sweep
+from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
+from cli.common import add_json_argument, float_range, int_range
+
+EXPERIMENTS = ("janowski", "jump")
+DEFAULT_OUT = Path("benchmarks/results/experiments")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``experiment`` subcommand."""
+    p = sub.add_parser(
+        "experiment",
+        help="the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
+        description=(
+            "janowski: Janowski x from 0.50 to 0.90 against x = 0.70; jump: constant jump volatility (linear, "
+            "nonlinear, numerical) against Janowski x = 0.70. Each point is played until its standard error "
+            "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes."
+        ),
+    )
+    p.add_argument("name", choices=EXPERIMENTS)
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1)
+    p.add_argument("--se", type=float_range(0.0, 1.0, low_open=True), default=0.003, help="SE target per point (ppg)")
+    p.add_argument("--min-games", type=int_range(GAMES_PER_BLOCK), default=8 * GAMES_PER_BLOCK)
+    p.add_argument("--max-games", type=int_range(GAMES_PER_BLOCK), default=400 * GAMES_PER_BLOCK)
+    p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
+    p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
+    p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
+    add_json_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run (or resume) the experiment; prints each curve's optimum; returns 0."""
+    if args.max_games < args.min_games:
+        raise ValueError(f"--max-games {args.max_games} is below --min-games {args.min_games}")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {str(args.out)!r} is not a folder")
+    settings = SweepSettings(
+        seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
+    )
+    folder = args.out / args.name
+    result = run_sweep(args.name, folder, settings, degree=args.degree, progress=not args.json, play=not args.report)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for curve in result["curves"]:
+        opt = curve["optimum"]
+        print(
+            f"{curve['name']}: best {curve['parameter']} {opt['best']:.3f}, 95% interval "
+            f"[{opt['ci95'][0]:.3f}, {opt['ci95'][1]:.3f}] (paper {curve['paper_best']})"
+        )
+        for p in curve["points"]:
+            print(f"  {p['label']:<28} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
+    print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
+    return 0

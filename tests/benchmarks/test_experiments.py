@@ -1,0 +1,100 @@
+"""The experiments' machinery: sweep points to an SE target, the optimum's fit and interval, the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.experiments.fit import fit_optimum
+from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
+
+NEXT_GAMES_CASES = [
+    # (games, se, target, cap, expected): 1.1 x games x (se/target)^2 in whole blocks, at least one more, capped
+    (4096, 0.006, 0.003, 400 * GAMES_PER_BLOCK, 18432),  # 4 x 4096 x 1.1 = 18022 -> 36 blocks
+    (4096, 0.0031, 0.003, 400 * GAMES_PER_BLOCK, 5120),  # 4811 -> 10 blocks
+    (4096, 0.003001, 0.003, 400 * GAMES_PER_BLOCK, 4608),  # 4507 -> 9 blocks: at least one more anyway
+    (4096, 0.1, 0.003, 20 * GAMES_PER_BLOCK, 10240),  # capped
+]
+
+
+@pytest.mark.parametrize(("games", "se", "target", "cap", "expected"), NEXT_GAMES_CASES)
+def test_next_games(games: int, se: float, target: float, cap: int, expected: int) -> None:
+    settings = SweepSettings(se_target=target, max_games=cap)
+    assert next_games(games, se, settings) == expected
+
+
+def _synthetic(xs: list[float], peak: float, pairs: int, noise: float, seed: int) -> list[np.ndarray]:
+    """Pair points around a parabola peaking at ``peak`` with value 0 there (pair k's noise shared by all points)."""
+    rng = np.random.default_rng(seed)
+    common = rng.normal(0, noise, pairs)
+    return [-((x - peak) ** 2) + 0.5 * common + rng.normal(0, noise, pairs) for x in xs]
+
+
+def test_the_fit_finds_a_known_peak_inside_its_interval() -> None:
+    xs = [0.5, 0.6, 0.7, 0.8, 0.9]
+    found = fit_optimum(xs, _synthetic(xs, 0.66, 4000, 0.3, seed=1), replicates=400)
+    assert found.ci95[0] < 0.66 < found.ci95[1]
+    assert abs(found.best - 0.66) < 0.03 and found.ci95[1] - found.ci95[0] < 0.1
+    assert found.at_edge == 0.0 and found.dof == 2
+
+
+def test_the_interval_covers_the_truth_about_95_percent_of_the_time() -> None:
+    xs = [0.5, 0.6, 0.7, 0.8, 0.9]
+    covered = sum(
+        fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), replicates=200, seed=s).ci95[0]
+        < 0.7
+        < fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), replicates=200, seed=s).ci95[1]
+        for s in range(30)
+    )
+    # Binomial(30, 0.95): 24 or fewer happens with probability about 0.016.
+    assert covered >= 25
+
+
+def test_an_exact_point_pins_the_curve() -> None:
+    xs = [0.5, 0.7, 0.9]
+    pp = _synthetic(xs, 0.7, 2000, 0.3, seed=3)
+    pp[1] = np.zeros(0)  # the reference itself: exactly 0, no games
+    found = fit_optimum(xs, pp, replicates=100)
+    assert abs(np.polyval(found.coefficients, 0.7)) < 1e-3
+
+
+def test_sweep_points_reach_their_target_and_resume_from_their_ledgers(tmp_path: Path) -> None:
+    settings = SweepSettings(seed=4, se_target=0.2, min_games=GAMES_PER_BLOCK, max_games=2 * GAMES_PER_BLOCK)
+    points = [PointSpec("x=0.5", "janowski:0.5", "janowski:0.7", tmp_path / "a.ledger.jsonl")]
+    first = play_points(points, settings, progress=False)[0]
+    assert first.games in (GAMES_PER_BLOCK, 2 * GAMES_PER_BLOCK)
+    assert first.se <= 0.2 or first.games == 2 * GAMES_PER_BLOCK
+    again = play_points(points, settings, progress=False, play=False)[0]
+    assert again.games == first.games and again.ppg == first.ppg  # read back from the ledger, nothing played
+    same = play_points(points, settings, progress=False)[0]
+    assert same.ppg == first.ppg and same.se == first.se
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", "experiment", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["nosuch"],
+        ["janowski", "--se", "0"],
+        ["janowski", "--min-games", "10"],
+        ["janowski", "--min-games", "1024", "--max-games", "512"],
+        ["jump", "--degree", "9"],
+    ],
+)
+def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:
+    run = _cli(*args, "--json")
+    assert run.returncode == 2
+    assert set(json.loads(run.stdout)) == {"error"}
+
+
+def test_report_with_nothing_played_is_an_error(tmp_path: Path) -> None:
+    run = _cli("janowski", "--report", "--out", str(tmp_path))
+    assert run.returncode == 2 and "nothing played yet" in run.stderr and "\n" not in run.stderr.strip()
