@@ -46,6 +46,7 @@ backgammons, as the example does).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,21 +154,18 @@ class MatchCube:
                 who = "the opponent" if owner_is_player else "the side on roll"
                 raise CubeInputError(
                     f"cube {v} ({self.state}) at {s.away}-away against {s.opp_away}-away: {who}, "
-                    f"{doubler_away}-away, could not have doubled it from {v // 2} (a cube above what the match can use)"
+                    f"{doubler_away}-away, could not have doubled it from {v // 2} "
+                    "(a cube above what the match can use)"
                 )
 
     @property
     def can_double(self) -> bool:
-        """The side on roll may double: not the Crawford game, its cube or centred, and the cube does not already win it the match."""
-        return (
-            not self.score.crawford
-            and self.state is not CubeState.UNAVAILABLE
-            and self.score.away > self.value
-        )
+        """Whether the side on roll may double: not the Crawford game, its cube or centred, not won on it already."""
+        return not self.score.crawford and self.state is not CubeState.UNAVAILABLE and self.score.away > self.value
 
     @property
     def cubeful(self) -> bool:
-        """Whether the cube still matters (gnubg): not the Crawford game, not dead for both, not 2-away against 2-away."""
+        """Whether the cube still matters (gnubg): not the Crawford game, not dead for both, not 2-away/2-away."""
         s = self.score
         return not (s.crawford or (s.away <= self.value and s.opp_away <= self.value) or s.away == s.opp_away == 2)
 
@@ -276,7 +274,9 @@ def _rates(arr: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatAr
     return g_win, bg_win, g_lose, bg_lose
 
 
-def _weighted(single: float, gammon: float, backgammon: float, g: FloatArray, bg: FloatArray) -> FloatArray:
+def _weighted(results: Sequence[float], g: FloatArray, bg: FloatArray) -> FloatArray:
+    """The MWC of a won (or lost) game: single, gammon and backgammon results weighted by their shares."""
+    single, gammon, backgammon = results
     return np.asarray((1.0 - g - bg) * single + g * gammon + bg * backgammon)
 
 
@@ -317,11 +317,11 @@ def _ladder(arr: FloatArray, met: MatchEquityTable, cube: MatchCube) -> list[Tak
                 # needs more redoubles at once: the game is then played for twice the doubled cube
                 doubler_wins_outright = sc.away - 1 < 2 * level <= sc.opp_away - 1
                 played = 2 * (2 * level if doubler_wins_outright else level)
-                take_win = _weighted(*(game_result_mwc(met, sc, won=m * played) for m in (1, 2, 3)), gk, bgk)
-                take_lose = _weighted(*(game_result_mwc(met, sc, lost=m * played) for m in (1, 2, 3)), go, bgo)
+                take_win = _weighted(tuple(game_result_mwc(met, sc, won=m * played) for m in (1, 2, 3)), gk, bgk)
+                take_lose = _weighted(tuple(game_result_mwc(met, sc, lost=m * played) for m in (1, 2, 3)), go, bgo)
                 cash[k][level] = (take_lose - pass_value) / (take_lose - take_win)
             else:
-                take_win = _weighted(*(game_result_mwc(met, sc, won=m * 2 * level) for m in (1, 2, 3)), gk, bgk)
+                take_win = _weighted(tuple(game_result_mwc(met, sc, won=m * 2 * level) for m in (1, 2, 3)), gk, bgk)
                 redouble_pass = game_result_mwc(met, sc, lost=2 * level)
                 opp_cash_above = cash[1 - k][2 * level]
                 cash[k][level] = 1.0 - opp_cash_above * (pass_value - take_win) / (redouble_pass - take_win)
@@ -348,8 +348,8 @@ def dead_take_point(probs: ArrayLike, met: MatchEquityTable, cube: MatchCube) ->
     g0, bg0, g1, bg1 = _rates(arr)
     s, doubled = cube.score, 2 * cube.value
     pass_value = game_result_mwc(met, s, lost=cube.value)
-    win = _weighted(*(game_result_mwc(met, s, won=m * doubled) for m in (1, 2, 3)), g0, bg0)
-    lose = _weighted(*(game_result_mwc(met, s, lost=m * doubled) for m in (1, 2, 3)), g1, bg1)
+    win = _weighted(tuple(game_result_mwc(met, s, won=m * doubled) for m in (1, 2, 3)), g0, bg0)
+    lose = _weighted(tuple(game_result_mwc(met, s, lost=m * doubled) for m in (1, 2, 3)), g1, bg1)
     return np.asarray((pass_value - lose) / (win - lose))
 
 
@@ -366,25 +366,21 @@ def _live(arr: FloatArray, met: MatchEquityTable, cube: MatchCube) -> FloatArray
     p = arr[..., 0]
     g0, bg0, g1, bg1 = _rates(arr)
     w1, w2, w3, l1, l2, l3 = outcome_mwcs(met, cube)
-    mwc_win, mwc_lose = _weighted(w1, w2, w3, g0, bg0), _weighted(l1, l2, l3, g1, bg1)
+    mwc_win, mwc_lose = _weighted((w1, w2, w3), g0, bg0), _weighted((l1, l2, l3), g1, bg1)
     bottom = _ladder(arr, met, cube)[-1]
     cash_point, take_point = 1.0 - bottom.opp_take_point, bottom.take_point
     with np.errstate(divide="ignore", invalid="ignore"):
         below_take = np.where(take_point > 0.0, mwc_lose + (l1 - mwc_lose) * p / take_point, mwc_lose)
         below_cash = np.where(cash_point > 0.0, mwc_lose + (w1 - mwc_lose) * p / cash_point, mwc_lose)
         above_cash = np.where(cash_point < 1.0, w1 + (mwc_win - w1) * (p - cash_point) / (1.0 - cash_point), mwc_win)
-        above_take = np.where(
-            take_point < 1.0, l1 + (mwc_win - l1) * (p - take_point) / (1.0 - take_point), mwc_win
-        )
+        above_take = np.where(take_point < 1.0, l1 + (mwc_win - l1) * (p - take_point) / (1.0 - take_point), mwc_win)
         window = l1 + (w1 - l1) * (p - take_point) / (cash_point - take_point)
     if cube.state is CubeState.OWNED:
         out = np.where(p <= cash_point, below_cash, above_cash)
     elif cube.state is CubeState.UNAVAILABLE:
         out = np.where(p <= take_point, below_take, above_take)
     else:
-        out = np.where(
-            p <= take_point, below_take, np.where((p > take_point) & (p < cash_point), window, above_cash)
-        )
+        out = np.where(p <= take_point, below_take, np.where((p > take_point) & (p < cash_point), window, above_cash))
     return np.asarray(out, dtype=np.float64)
 
 

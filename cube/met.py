@@ -63,7 +63,7 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -171,8 +171,7 @@ class MatchEquityTable:
         one_away = away == 1 or opp_away == 1
         if crawford and (not one_away or away == opp_away):
             raise CubeInputError(
-                f"Crawford game at {away}-away against {opp_away}-away: the Crawford game needs "
-                "exactly one side 1-away"
+                f"Crawford game at {away}-away against {opp_away}-away: the Crawford game needs exactly one side 1-away"
             )
         if one_away and not crawford:
             if away == opp_away:
@@ -197,7 +196,10 @@ class MatchEquityTable:
     def truncated(self, length: int) -> MatchEquityTable:
         """The same table for matches up to ``length`` points (at most its own length)."""
         if not 1 <= length <= self.length:
-            raise CubeInputError(f"length {length} is not 1 to {self.length}, the length of table {self.name!r}")
+            raise CubeInputError(
+                f"match length {length} is beyond table {self.name!r}, "
+                f"which covers matches of 1 to {self.length} points"
+            )
         return MatchEquityTable(
             self.name, self.source, self.pre_crawford[:length, :length], self.post_crawford[:length]
         )
@@ -216,7 +218,7 @@ class MatchEquityTable:
 # --------------------------------------------------------------------------- published tables
 
 
-@lru_cache(maxsize=None)
+@cache
 def published_met(name: str = DEFAULT_MET) -> MatchEquityTable:
     """A shipped published table by name (case-insensitive); CubeInputError names an unknown one."""
     key = next((k for k in PUBLISHED_METS if k.lower() == name.lower()), None)
@@ -224,13 +226,19 @@ def published_met(name: str = DEFAULT_MET) -> MatchEquityTable:
         raise CubeInputError(f"unknown match equity table {name!r}: known are {', '.join(PUBLISHED_METS)}")
     text = resources.files("cube").joinpath("data", PUBLISHED_METS[key]).read_text(encoding="utf-8")
     data = json.loads(text)
-    return MatchEquityTable(data["name"], data["source"], np.array(data["pre_crawford"]), np.array(data["post_crawford"]))
+    return MatchEquityTable(
+        data["name"], data["source"], np.array(data["pre_crawford"]), np.array(data["post_crawford"])
+    )
 
 
 def met_by_name(name: str) -> MatchEquityTable:
     """A published table by name, or a GNU Backgammon XML file by path (``*.xml``)."""
     if name.lower().endswith(".xml"):
         return load_gnubg_xml(name)
+    if not any(k.lower() == name.lower() for k in PUBLISHED_METS):
+        raise CubeInputError(
+            f"unknown match equity table {name!r}: known are {', '.join(PUBLISHED_METS)}, or a GNU Backgammon .xml file"
+        )
     return published_met(name)
 
 
@@ -338,13 +346,17 @@ def _keith_entry(away: int, opp_away: int, mwc: Any, g: float, b: float) -> floa
     """
 
     def win(cube: int) -> float:
-        return (1 - g) * mwc(away - cube, opp_away) + (g - b) * mwc(away - 2 * cube, opp_away) + b * mwc(
-            away - 3 * cube, opp_away
+        return (
+            (1 - g) * mwc(away - cube, opp_away)
+            + (g - b) * mwc(away - 2 * cube, opp_away)
+            + b * mwc(away - 3 * cube, opp_away)
         )
 
     def lose(cube: int) -> float:
-        return (1 - g) * mwc(away, opp_away - cube) + (g - b) * mwc(away, opp_away - 2 * cube) + b * mwc(
-            away, opp_away - 3 * cube
+        return (
+            (1 - g) * mwc(away, opp_away - cube)
+            + (g - b) * mwc(away, opp_away - 2 * cube)
+            + b * mwc(away, opp_away - 3 * cube)
         )
 
     cube = 1 << (max(away, opp_away) - 1).bit_length()  # any win ends the match: MWC = p
@@ -417,7 +429,5 @@ def keith_met(
                 value = _keith_entry(a, o, mwc, g, b_pre)
                 table[a - 1, o - 1], table[o - 1, a - 1] = value, 1.0 - value
     bg_note = "counted" if pre_crawford_backgammons else "not counted before the Crawford game"
-    source = (
-        f"Tom Keith's algorithm (seed 002): gammons {g:g}, backgammons {b:g} ({bg_note}); {pc_source}"
-    )
+    source = f"Tom Keith's algorithm (seed 002): gammons {g:g}, backgammons {b:g} ({bg_note}); {pc_source}"
     return MatchEquityTable(f"Keith G={g:g} B={b:g}", source, table, pc)
