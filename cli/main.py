@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train", "weights", "tournament", "experiment")
+COMMANDS: tuple[str, ...] = (
+    "show", "eval", "hint", "cube", "met", "bench", "train", "weights", "tournament", "experiment"
+)
 
 
 class UsageError(Exception):

@@ -299,6 +299,37 @@ class GnubgEngine:
             win[i] = outputs[0][0]
         return codes, equities, win
 
+    def match_cube_decision(
+        self,
+        board: np.ndarray,
+        plies: int,
+        cube: int,
+        owner: int,
+        length: int,
+        score: tuple[int, int],
+        crawford: bool,
+    ) -> tuple[int, list[float], list[list[float]]]:
+        """gnubg's cube decision for one board (side on roll) at a match score.
+
+        ``owner``: -1 centred, 1 the side on roll, 0 the opponent; ``score``: (side on roll,
+        opponent). Returns the decision code, ``[optimal, no double, double take, double pass]``
+        in normalised money equity at the current cube, and gnubg's two output rows (no double,
+        double take): five probabilities, the cubeless equity and the cubeful MWC.
+        """
+        info = _CubeInfo()
+        anscore = (ctypes.c_int * 2)(int(score[1]), int(score[0]))  # gnubg's player 1 is on roll
+        if self.lib.SetCubeInfo(ctypes.byref(info), cube, owner, ON_ROLL, length, anscore, int(crawford), 0, 0, 0):
+            raise ValueError(f"gnubg refused the cube {cube} (owner {owner}) at {score} to {length}")
+        outputs, doubled = _Outputs2(), _Equities()
+        context = self.eval_context(plies, cubeful=True)
+        c_board = c_boards(board)
+        if self._cube_decision_fn()(
+            ctypes.byref(outputs), c_board.ctypes.data, ctypes.byref(info), ctypes.byref(context), None
+        ):
+            raise RuntimeError(f"gnubg's cube evaluation failed for board {np.asarray(board).tolist()}")
+        code = self.lib.FindCubeDecision(ctypes.byref(doubled), ctypes.byref(outputs), ctypes.byref(info))
+        return int(code), list(doubled), [list(outputs[0]), list(outputs[1])]
+
     def evaluate_c(self, board: np.ndarray, plies: int, cubeful: bool, owner: int = CENTRED) -> list[float]:
         """gnubg's seven outputs (probabilities, cubeless and cubeful equity) for one board (side on roll)."""
         c_board = c_boards(board)

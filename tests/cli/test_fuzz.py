@@ -801,6 +801,9 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
     "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
+    "--length": st.integers(-1, 70).map(str),
+    "--met": st.sampled_from(["Kazaross-XG2", "woolsey", "Rockwell-Kazaross", "XG2", "x.xml", "tiny.jgw", "", "."]),
+    "--keith": st.sampled_from(["0.276,0.011", "0.2,0", "0,0", "0.3,0.4", "1,0", "0.2", "0.2,", "nan,0", "0.2,0.1,0"]),
 }
 WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
@@ -815,6 +818,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "bench": [("--repeats", "0"), ("--games", "0")],
     "train": [("--games", "0"), ("--parallel", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
+    "met": [("--length", "0"), ("--keith", "x")],
 }
 
 
@@ -925,6 +929,7 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     "tournament": CommandSpec(
         _tournament_leading, lambda draw: ["--games", str(2 * draw(st.integers(1, 4))), "--workers", "1"]
     ),
+    "met": CommandSpec(lambda draw: []),
 }
 
 
@@ -980,6 +985,7 @@ test_bench_options = fuzz_options_of("bench", 15)
 test_train_options = fuzz_options_of("train", 12)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
+test_met_options = fuzz_options_of("met", 40)
 
 
 def test_every_subcommand_has_an_options_test() -> None:
@@ -994,6 +1000,7 @@ LEADING: dict[str, list[str]] = {
     "bench": ["movegen"],
     "train": ["--out", "run.jgw"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
+    "met": [],
 }
 VALUED_OPTIONS = sorted(
     (command, name)
