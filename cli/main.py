@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train", "weights", "tournament")
+COMMANDS: tuple[str, ...] = ("show", "eval", "hint", "cube", "bench", "train", "weights", "tournament", "rollout")
 
 
 class UsageError(Exception):
