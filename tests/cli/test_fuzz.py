@@ -251,6 +251,7 @@ def write_case_files(folder: Path) -> None:
     """Files the fuzzed command lines may name: a valid tiny net and a damaged copy."""
     (folder / "tiny.jgw").write_bytes(TINY_WEIGHTS)
     (folder / "corrupt.jgw").write_bytes(TINY_WEIGHTS[: len(TINY_WEIGHTS) // 2])
+    (folder / "ids.txt").write_text(f"{START}\n# a comment\n{START}:{START_MATCH}\n")
 
 
 def leftover_temporaries(folder: Path) -> list[Path]:
@@ -793,6 +794,10 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--a-cube": st.sampled_from(CUBE_SPECS),
     "--b-cube": st.sampled_from(CUBE_SPECS),
     "--workers": st.integers(-1, 2).map(str),
+    "--trials": st.integers(-1, 40).map(str),
+    "--truncate": st.integers(-1, 4).map(str),
+    "--cube": st.sampled_from(CUBE_SPECS),
+    "--file": st.sampled_from(["ids.txt", "tiny.jgw", "missing.txt", ".", ""]),
     # Written files: only these values are used (never junk), so nothing is written outside the case's folder.
     "--out": st.sampled_from(["run.jgw", "sub/run.jgw", ".", "", str(DEFAULT_WEIGHTS), str(SHIPPED_DIR / "x.jgw")]),
     "--log": st.sampled_from(["run.log", "logs/run.log", ".", ""]),
@@ -815,6 +820,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "bench": [("--repeats", "0"), ("--games", "0")],
     "train": [("--games", "0"), ("--parallel", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
+    "rollout": [("--trials", "0"), ("--plies", "9")],
 }
 
 
@@ -925,6 +931,12 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     "tournament": CommandSpec(
         _tournament_leading, lambda draw: ["--games", str(2 * draw(st.integers(1, 4))), "--workers", "1"]
     ),
+    # A few trials, truncated after a few plies, on one process (--cubeful is only parsed).
+    "rollout": CommandSpec(
+        lambda draw: [draw(POSITION_IDS)],
+        lambda draw: ["--trials", str(draw(st.integers(1, 40))), "--truncate", str(draw(st.integers(1, 3)))]
+        + ["--workers", "1", "--plies", "0"],
+    ),
 }
 
 
@@ -980,6 +992,7 @@ test_bench_options = fuzz_options_of("bench", 15)
 test_train_options = fuzz_options_of("train", 12)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
+test_rollout_options = fuzz_options_of("rollout", 15)
 
 
 def test_every_subcommand_has_an_options_test() -> None:
@@ -994,6 +1007,7 @@ LEADING: dict[str, list[str]] = {
     "bench": ["movegen"],
     "train": ["--out", "run.jgw"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
+    "rollout": [START],
 }
 VALUED_OPTIONS = sorted(
     (command, name)
