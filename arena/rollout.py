@@ -205,21 +205,25 @@ def roll_luck(ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_
     """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply; see the module docstring).
 
     ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
-    is played by the 0-ply best play and evaluated at 0-ply.
+    is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
+    of a position share their first boards).
     """
-    out = np.empty((len(boards), 5))
-    for start in range(0, len(boards), LUCK_CHUNK):
-        part = slice(start, start + LUCK_CHUNK)
-        b, r, seat = boards[part], rolls[part], roller_seat[part]
-        rep, dice = expand_rolls(b)
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = boards[first]
+    values = np.empty((len(distinct), len(ROLLS), 5))  # the roller's view after each roll's best play
+    for start in range(0, len(distinct), LUCK_CHUNK):
+        part = distinct[start : start + LUCK_CHUNK]
+        rep, dice = expand_rolls(part)
         kids, offsets = children_batch(rep, dice)
         probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
-        after = probs[segment_argmax(-cubeless_equity(probs), offsets)].reshape(len(b), len(ROLLS), 5)
-        # Seat 0 is the side that did not roll when the roller sits in seat 1.
-        seat0 = np.where((seat == 0)[:, None, None], flip_probabilities(after), after)
-        expected = (seat0 * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
-        out[part] = seat0[np.arange(len(b)), ROLL_INDEX[r[:, 0] - 1, r[:, 1] - 1]] - expected
-    return out
+        best = probs[segment_argmax(-cubeless_equity(probs), offsets)]
+        values[start : start + len(part)] = flip_probabilities(best).reshape(len(part), len(ROLLS), 5)
+    luck = values[inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]]
+    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[inverse.ravel()]
+    # A difference of probabilities changes sign in the win column and swaps the gammon columns when flipped.
+    return np.where((roller_seat == 0)[:, None], luck, flip_probabilities(luck) - flip_probabilities(np.zeros(5)))
 
 
 def to_seat0(probs: np.ndarray, seat: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from arena.rollout import (
     DEFAULT_CUBE,
     RolloutConfig,
@@ -120,6 +122,6 @@ def format_result(r: RolloutResult) -> str:
     return "\n".join(lines)
 
 
-def _row(label: str, values: object, equity: float, sign: str) -> str:
-    cells = "".join(f"{float(v):<9.4f}" for v in values)  # type: ignore[attr-defined]
+def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:
+    cells = "".join(f"{float(v):<9.4f}" for v in values)
     return f"  {label:<9} {cells}{equity:{sign}.4f}"
