@@ -1,12 +1,17 @@
 """Money games between two players in lockstep batches, cubeless or cubeful.
 
-A *block* of mirrored pairs is played to its end in one lockstep batch: every live game takes
-its cube turn (the side on roll may double before rolling; the other side takes, passes or
-beavers), then every live game rolls and moves, each player answering for all the games where
-it is on roll in one batched call. Pair ``k`` draws its dice from its own generator, seeded
-by ``(seed, k)``; its two games are played with the same dice and the seats swapped (player A
-sits in seat 0 in the first game, in seat 1 in the second). A block gives the same games
-whichever process plays it, so a tournament split across workers equals a single run.
+:class:`Lockstep` is the core: many games, each with its own board, side on roll, cube and
+owner, advance together; every live game takes its cube turn (the side on roll may double
+before rolling; the other side takes, passes or beavers), then every live game rolls and
+moves, each player answering for all the games where it is on roll in one batched call. The
+caller supplies the dice, so the same core plays the arena's games from the opening and
+rollouts from any position (:mod:`arena.rollout`).
+
+A *block* of mirrored pairs (:func:`play_block`) is played to its end in one lockstep batch.
+Pair ``k`` draws its dice from its own generator, seeded by ``(seed, k)``; its two games are
+played with the same dice and the seats swapped (player A sits in seat 0 in the first game, in
+seat 1 in the second). A block gives the same games whichever process plays it, so a
+tournament split across workers equals a single run.
 
 Rules: no double before the opening roll is played; a player may double when the cube is
 centred or its own; a pass ends the game at the current cube; a take doubles the cube and
@@ -101,34 +106,211 @@ class _Dice:
 
 
 def _by_player(
-    players: tuple[Player, Player], who: np.ndarray, call: str, boards: np.ndarray, *args: object
+    players: tuple[Player, Player],
+    who: np.ndarray,
+    call: str,
+    boards: np.ndarray,
+    *args: object,
+    max_rows: int | None = None,
 ) -> np.ndarray:
-    """Ask each player (0 = A, 1 = B) about the rows it is responsible for; results in row order."""
+    """Ask each player (0 = A, 1 = B) about the rows it is responsible for; results in row order.
+
+    One player in both seats is asked once about all rows. With ``max_rows`` a player is asked
+    about at most that many rows at a time (deep lookahead holds every row's tree in memory).
+    """
+    groups = [np.arange(len(who))] if players[0] is players[1] else [np.flatnonzero(who == p) for p in (0, 1)]
     out: np.ndarray | None = None
-    for p in (0, 1):
-        rows = np.flatnonzero(who == p)
-        if len(rows) == 0:
-            continue
-        extra = [a[rows] if isinstance(a, np.ndarray) and a.shape[:1] == who.shape else a for a in args]
-        got = np.asarray(getattr(players[p], call)(boards[rows], *extra))
-        if out is None:
-            out = np.empty((len(who), *got.shape[1:]), dtype=got.dtype)
-        out[rows] = got
+    for p, rows in enumerate(groups):
+        step = max_rows or max(len(rows), 1)
+        for start in range(0, len(rows), step):
+            part = rows[start : start + step]
+            extra = [a[part] if isinstance(a, np.ndarray) and a.shape[:1] == who.shape else a for a in args]
+            got = np.asarray(getattr(players[p], call)(boards[part], *extra))
+            if out is None:
+                out = np.empty((len(who), *got.shape[1:]), dtype=got.dtype)
+            out[part] = got
     assert out is not None
     return out
 
 
-@dataclass
-class _Live:
-    """The mutable state of a block's games."""
+class Lockstep:
+    """Games between two players advancing together; seats 0 and 1, boards seen by the side on roll.
 
-    boards: np.ndarray
-    on_roll: np.ndarray
-    cube: np.ndarray
-    owner: np.ndarray
-    ply: np.ndarray
-    live: np.ndarray
-    records: list[list[list[object]]] | None = field(default=None)
+    Player A (``players[0]``) sits in seat ``seat_of_a[g]`` of game ``g``, B in the other; the
+    same player may sit in both seats. A game is *live* while its checkers move and its *cube
+    game is open* until its points are decided: a finished game decides both; a pass decides
+    the points, and the checkers stop too unless ``play_out_passes`` (rollouts play on to keep
+    the cubeless outcome). The side on roll may double from ply ``first_cube_ply[g]`` on.
+    Points, winner and multiplier are those of the cube game, from seat 0's view for points.
+    """
+
+    def __init__(
+        self,
+        players: tuple[Player, Player],
+        boards: np.ndarray,
+        on_roll: np.ndarray,
+        seat_of_a: np.ndarray,
+        rules: Rules,
+        *,
+        cube: np.ndarray | None = None,
+        owner: np.ndarray | None = None,
+        first_cube_ply: int | np.ndarray = 1,
+        play_out_passes: bool = False,
+        compare_cube: bool = False,
+        record: bool = False,
+        max_rows: int | None = None,
+    ) -> None:
+        n = len(boards)
+        self.players = players
+        self.rules = rules
+        self.compare_cube = compare_cube
+        self.play_out_passes = play_out_passes
+        self.max_rows = max_rows
+        self.boards = np.array(boards, dtype=np.int8).reshape(n, 26)
+        self.on_roll = np.array(on_roll, dtype=np.int64)
+        self.seat_of_a = np.array(seat_of_a, dtype=np.int64)
+        self.cube = np.ones(n, np.int64) if cube is None else np.array(cube, dtype=np.int64)
+        self.owner = np.full(n, -1, np.int64) if owner is None else np.array(owner, dtype=np.int64)
+        self.first_cube_ply = np.broadcast_to(np.asarray(first_cube_ply, np.int64), (n,)).copy()
+        self.ply = np.zeros(n, np.int64)
+        self.live = np.ones(n, bool)
+        self.cube_open = np.ones(n, bool)
+        self.records: list[list[list[object]]] | None = [[] for _ in range(n)] if record else None
+        self.points_seat0 = np.zeros(n, np.int64)
+        self.winner = np.full(n, -1, np.int64)
+        self.multiplier = np.zeros(n, np.int64)
+        self.passed = np.zeros(n, bool)
+        self.final_cube = self.cube.copy()
+        self.plies = np.zeros(n, np.int64)
+        counters = ("doubles", "takes", "passes", "beavers", "too_good", "cube_decisions", "cube_disagreements")
+        self.counters = {name: np.zeros((n, 2), np.int64) for name in counters}
+        over = np.flatnonzero(phases(self.boards) == GamePhase.OVER)
+        if len(over):  # a game that starts finished: the side on roll has won if it has no checkers left
+            roller_won = (self.boards[over] > 0).sum(axis=1) == 0
+            loser_view = np.where(roller_won[:, None], flip_boards(self.boards[over]), self.boards[over])
+            winner = np.where(roller_won, self.on_roll[over], 1 - self.on_roll[over])
+            self._end_game(over, winner, result_multipliers(loser_view))
+
+    @property
+    def size(self) -> int:
+        """Number of games."""
+        return len(self.boards)
+
+    def cube_turn(self) -> None:
+        """Before rolling: doubles, and the answers to them, for every game where the side on roll may double."""
+        rules = self.rules
+        may = self.live & self.cube_open & (self.ply >= self.first_cube_ply)
+        may &= ((self.owner < 0) | (self.owner == self.on_roll)) & (self.cube * 2 <= rules.max_cube)
+        idx = np.flatnonzero(may)
+        if len(idx) == 0:
+            return
+        c = self.counters
+        states = cube_states_for(self.owner[idx], self.on_roll[idx])
+        seat = self.on_roll[idx]
+        who = (seat != self.seat_of_a[idx]).astype(np.int64)
+        args = (rules.jacoby, rules.beavers)
+        actions, other = self._ask_both(who, "double_actions", self.boards[idx], states, *args)
+        np.add.at(c["cube_decisions"], (idx, seat), 1)
+        np.add.at(c["too_good"], (idx, seat), actions == CubeAction.TOO_GOOD)
+        if other is not None:
+            disagree = (other == CubeAction.DOUBLE) != (actions == CubeAction.DOUBLE)
+            np.add.at(c["cube_disagreements"], (idx, seat), disagree)
+        doubling = actions == CubeAction.DOUBLE
+        didx = idx[doubling]
+        if len(didx) == 0:
+            return
+        dseat = seat[doubling]
+        taker = 1 - dseat
+        np.add.at(c["doubles"], (didx, dseat), 1)
+        taker_view = flip_boards(self.boards[didx])
+        twho = 1 - who[doubling]
+        answers, other = self._ask_both(twho, "double_responses", taker_view, states[doubling], *args)
+        if not rules.beavers:
+            answers = np.where(answers == CubeResponse.BEAVER, CubeResponse.TAKE, answers)
+        np.add.at(c["cube_decisions"], (didx, taker), 1)
+        if other is not None:
+            disagree = (other == CubeResponse.PASS) != (answers == CubeResponse.PASS)
+            np.add.at(c["cube_disagreements"], (didx, taker), disagree)
+        if self.records is not None:
+            for j, game in enumerate(didx):
+                self.records[game].append([int(dseat[j]), "double", int(self.cube[game] * 2)])
+                self.records[game].append([int(taker[j]), str(answers[j])])
+        dropped = answers == CubeResponse.PASS
+        if dropped.any():
+            gone = didx[dropped]
+            np.add.at(c["passes"], (gone, taker[dropped]), 1)
+            self._score(gone, dseat[dropped], self.cube[gone], np.ones(len(gone), np.int64), passed=True)
+            if not self.play_out_passes:
+                self.live[gone] = False
+        beaver = (answers == CubeResponse.BEAVER) & (self.cube[didx] * 4 <= rules.max_cube)
+        took = ~dropped
+        np.add.at(c["takes"], (didx[took], taker[took]), 1)
+        np.add.at(c["beavers"], (didx[beaver], taker[beaver]), 1)
+        self.cube[didx[took]] *= np.where(beaver[took], 4, 2)
+        self.owner[didx[took]] = taker[took]
+
+    def move(self, rows: np.ndarray, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``rolls`` (k, 2) in the live games ``rows``; returns the children (seen by the next side on roll)
+        and which of them ended the game. Afterwards the other side is on roll in each of those games.
+        """
+        if len(rows) and self.ply[rows].max() >= MAX_PLIES:
+            raise JumpgammonError(f"a game passed {MAX_PLIES} moves: a player cannot finish")
+        who = (self.on_roll[rows] != self.seat_of_a[rows]).astype(np.int64)
+        kids = _by_player(self.players, who, "choose_moves", self.boards[rows], rolls, max_rows=self.max_rows)
+        if self.records is not None:
+            for j, game in enumerate(rows):
+                self.records[game].append(
+                    [int(self.on_roll[game]), "roll", int(rolls[j, 0]), int(rolls[j, 1]), Position(kids[j]).id]
+                )
+        over = phases(kids) == GamePhase.OVER
+        if over.any():
+            self._end_game(rows[over], self.on_roll[rows[over]], result_multipliers(kids[over]))
+        self.boards[rows] = kids
+        self.on_roll[rows] ^= 1
+        self.ply[rows] += 1
+        return kids, over
+
+    def stop(self, rows: np.ndarray) -> None:
+        """Stop moving the checkers of ``rows`` (a truncated rollout); their cube games stay as they are."""
+        self.live[rows] = False
+
+    def seat_players(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Which player (0 = A, 1 = B) sits in ``seats`` of games ``rows``."""
+        return (seats != self.seat_of_a[rows]).astype(np.int64)
+
+    def _end_game(self, games: np.ndarray, winner: np.ndarray, raw_multiplier: np.ndarray) -> None:
+        """The checkers of ``games`` are off: score the cube games still open (Jacoby applied) and stop them."""
+        self.live[games] = False
+        still = self.cube_open[games]
+        if still.any():
+            g = games[still]
+            mult = raw_multiplier[still]
+            if self.rules.jacoby:
+                mult = np.where(self.cube[g] == 1, 1, mult)
+            self._score(g, winner[still], self.cube[g] * mult, mult, passed=False)
+
+    def _score(self, games: np.ndarray, winner: np.ndarray, points: np.ndarray, mult: np.ndarray, passed: bool) -> None:
+        """Decide the cube games ``games``: ``winner`` seats win ``points``."""
+        self.cube_open[games] = False
+        self.winner[games] = winner
+        self.points_seat0[games] = np.where(winner == 0, points, -points)
+        self.multiplier[games] = mult
+        self.passed[games] = passed
+        self.final_cube[games] = self.cube[games]
+        self.plies[games] = self.ply[games]
+
+    def _ask_both(
+        self, who: np.ndarray, call: str, boards: np.ndarray, *args: object
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The answers of the player responsible for each row, and (with ``compare_cube``) the other player's.
+
+        Comparing, each player answers every row in one batch (one evaluation instead of two).
+        """
+        if not self.compare_cube:
+            return _by_player(self.players, who, call, boards, *args, max_rows=self.max_rows), None
+        answers = [np.asarray(getattr(p, call)(boards, *args)) for p in self.players]
+        mine = np.where(who == 0, answers[0], answers[1])
+        return mine, np.where(who == 0, answers[1], answers[0])
 
 
 def play_block(
@@ -150,150 +332,42 @@ def play_block(
     seat_of_a = np.arange(n) % 2
     dice = _Dice(seed, first_pair, n_pairs)
     opening = dice.rolls[pair, 0]
-    g = _Live(
+    g = Lockstep(
+        players,
         boards=np.repeat(Position.initial().array[None, :], n, axis=0),
         on_roll=(opening[:, 0] < opening[:, 1]).astype(np.int64),  # seat 0 starts when its die is higher
-        cube=np.ones(n, np.int64),
-        owner=np.full(n, -1, np.int64),
-        ply=np.zeros(n, np.int64),
-        live=np.ones(n, bool),
-        records=[[] for _ in range(n)] if record else None,
-    )
-    res = BlockResult(
-        first_pair=first_pair,
         seat_of_a=seat_of_a,
-        points_seat0=np.zeros(n, np.int64),
-        winner=np.full(n, -1, np.int64),
-        multiplier=np.zeros(n, np.int64),
-        passed=np.zeros(n, bool),
-        final_cube=np.ones(n, np.int64),
-        plies=np.zeros(n, np.int64),
-        doubles=np.zeros((n, 2), np.int64),
-        takes=np.zeros((n, 2), np.int64),
-        passes=np.zeros((n, 2), np.int64),
-        beavers=np.zeros((n, 2), np.int64),
-        too_good=np.zeros((n, 2), np.int64),
-        cube_decisions=np.zeros((n, 2), np.int64),
-        cube_disagreements=np.zeros((n, 2), np.int64),
-        records=g.records,
+        rules=rules,
+        first_cube_ply=1,  # no double before the opening roll is played
+        compare_cube=compare_cube,
+        record=record,
     )
     before = [_decider_counts(p) for p in players]
     while g.live.any():
         if rules.cubeful:
-            _cube_turn(players, g, res, seat_of_a, rules, compare_cube)
+            g.cube_turn()
         idx = np.flatnonzero(g.live)
         if len(idx) == 0:
             break
-        if g.ply[idx].max() >= MAX_PLIES:
-            raise JumpgammonError(f"a game passed {MAX_PLIES} moves: a player cannot finish")
-        rolls = dice.at(pair[idx], g.ply[idx])
-        who = (g.on_roll[idx] != seat_of_a[idx]).astype(np.int64)
-        kids = _by_player(players, who, "choose_moves", g.boards[idx], rolls)
-        if g.records is not None:
-            for j, game in enumerate(idx):
-                g.records[game].append(
-                    [int(g.on_roll[game]), "roll", int(rolls[j, 0]), int(rolls[j, 1]), Position(kids[j]).id]
-                )
-        over = phases(kids) == GamePhase.OVER
-        if over.any():
-            done = idx[over]
-            mult = result_multipliers(kids[over])
-            if rules.jacoby:
-                mult = np.where(g.cube[done] == 1, 1, mult)
-            _finish(g, res, done, g.on_roll[done], g.cube[done] * mult, mult, passed=False)
-        g.boards[idx] = kids
-        g.on_roll[idx] ^= 1
-        g.ply[idx] += 1
+        g.move(idx, dice.at(pair[idx], g.ply[idx]))
     after = [_decider_counts(p) for p in players]
-    res.evaluations = np.array([after[p][0] - before[p][0] for p in (0, 1)], np.int64)
-    res.lookaheads = np.array([after[p][1] - before[p][1] for p in (0, 1)], np.int64)
-    return res
+    return BlockResult(
+        first_pair=first_pair,
+        seat_of_a=seat_of_a,
+        points_seat0=g.points_seat0,
+        winner=g.winner,
+        multiplier=g.multiplier,
+        passed=g.passed,
+        final_cube=g.final_cube,
+        plies=g.plies,
+        **g.counters,
+        records=g.records,
+        evaluations=np.array([after[p][0] - before[p][0] for p in (0, 1)], np.int64),
+        lookaheads=np.array([after[p][1] - before[p][1] for p in (0, 1)], np.int64),
+    )
 
 
 def _decider_counts(player: Player) -> tuple[int, int]:
     """(positions judged, lookaheads run) so far by a player's cube decider, (0, 0) without one."""
     decider = getattr(player, "decider", None)
     return (decider.decisions, decider.lookaheads) if decider is not None else (0, 0)
-
-
-def _finish(
-    g: _Live,
-    res: BlockResult,
-    games: np.ndarray,
-    winner: np.ndarray,
-    points: np.ndarray,
-    mult: np.ndarray,
-    passed: bool,
-) -> None:
-    """Score finished games: ``winner`` seats win ``points``."""
-    g.live[games] = False
-    res.winner[games] = winner
-    res.points_seat0[games] = np.where(winner == 0, points, -points)
-    res.multiplier[games] = mult
-    res.passed[games] = passed
-    res.final_cube[games] = g.cube[games]
-    res.plies[games] = g.ply[games]
-
-
-def _ask_both(
-    players: tuple[Player, Player], who: np.ndarray, compare: bool, call: str, boards: np.ndarray, *args: object
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The answers of the player responsible for each row, and (with ``compare``) the other player's.
-
-    Comparing, each player answers every row in one batch (one evaluation instead of two).
-    """
-    if not compare:
-        return _by_player(players, who, call, boards, *args), None
-    answers = [np.asarray(getattr(p, call)(boards, *args)) for p in players]
-    mine = np.where(who == 0, answers[0], answers[1])
-    return mine, np.where(who == 0, answers[1], answers[0])
-
-
-def _cube_turn(
-    players: tuple[Player, Player], g: _Live, res: BlockResult, seat_of_a: np.ndarray, rules: Rules, compare: bool
-) -> None:
-    """Before rolling: doubles, and the answers to them, for every live game where the side on roll may double."""
-    may = g.live & (g.ply > 0) & ((g.owner < 0) | (g.owner == g.on_roll)) & (g.cube * 2 <= rules.max_cube)
-    idx = np.flatnonzero(may)
-    if len(idx) == 0:
-        return
-    states = cube_states_for(g.owner[idx], g.on_roll[idx])
-    seat = g.on_roll[idx]
-    who = (seat != seat_of_a[idx]).astype(np.int64)
-    args = (rules.jacoby, rules.beavers)
-    actions, other = _ask_both(players, who, compare, "double_actions", g.boards[idx], states, *args)
-    np.add.at(res.cube_decisions, (idx, seat), 1)
-    np.add.at(res.too_good, (idx, seat), actions == CubeAction.TOO_GOOD)
-    if other is not None:
-        np.add.at(res.cube_disagreements, (idx, seat), (other == CubeAction.DOUBLE) != (actions == CubeAction.DOUBLE))
-    doubling = actions == CubeAction.DOUBLE
-    didx = idx[doubling]
-    if len(didx) == 0:
-        return
-    dseat = seat[doubling]
-    taker = 1 - dseat
-    np.add.at(res.doubles, (didx, dseat), 1)
-    taker_view = flip_boards(g.boards[didx])
-    twho = 1 - who[doubling]
-    answers, other = _ask_both(players, twho, compare, "double_responses", taker_view, states[doubling], *args)
-    if not rules.beavers:
-        answers = np.where(answers == CubeResponse.BEAVER, CubeResponse.TAKE, answers)
-    np.add.at(res.cube_decisions, (didx, taker), 1)
-    if other is not None:
-        np.add.at(res.cube_disagreements, (didx, taker), (other == CubeResponse.PASS) != (answers == CubeResponse.PASS))
-    if g.records is not None:
-        for j, game in enumerate(didx):
-            g.records[game].append([int(dseat[j]), "double", int(g.cube[game] * 2)])
-            g.records[game].append([int(taker[j]), str(answers[j])])
-    dropped = answers == CubeResponse.PASS
-    if dropped.any():
-        np.add.at(res.passes, (didx[dropped], taker[dropped]), 1)
-        _finish(
-            g, res, didx[dropped], dseat[dropped], g.cube[didx[dropped]], np.ones(int(dropped.sum()), np.int64), True
-        )
-    beaver = (answers == CubeResponse.BEAVER) & (g.cube[didx] * 4 <= rules.max_cube)
-    took = ~dropped
-    np.add.at(res.takes, (didx[took], taker[took]), 1)
-    np.add.at(res.beavers, (didx[beaver], taker[beaver]), 1)
-    g.cube[didx[took]] *= np.where(beaver[took], 4, 2)
-    g.owner[didx[took]] = taker[took]

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
-    "show", "eval", "hint", "cube", "met", "bench", "train", "weights", "tournament", "experiment"
+    "show", "eval", "hint", "cube", "met", "bench", "train", "weights", "tournament", "rollout", "experiment"
 )
 
 

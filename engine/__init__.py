@@ -16,6 +16,7 @@ from engine.errors import (
     InvalidText,
     InvalidWeights,
     JumpgammonError,
+    NotSupported,
 )
 from engine.fibs import FibsBoard
 from engine.game import Dice, result_multiplier, result_multipliers
@@ -33,6 +34,7 @@ __all__ = [
     "InvalidText",
     "InvalidWeights",
     "JumpgammonError",
+    "NotSupported",
     "FibsBoard",
     "GamePhase",
     "GameState",

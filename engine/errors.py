@@ -10,7 +10,8 @@ Every message names the input that was refused. The kinds:
 - :class:`InvalidDice`: dice that are not two values 1-6;
 - :class:`InvalidPosition`: a board that breaks the rules or that no game can reach;
 - :class:`InvalidMatchState`: a cube, score or turn that GNU Backgammon would not produce;
-- :class:`InvalidWeights`: a weights file that is not in the format or does not fit this code.
+- :class:`InvalidWeights`: a weights file that is not in the format or does not fit this code;
+- :class:`NotSupported`: a valid input this program does not handle yet (match play in rollouts).
 
 The cube-theory package keeps its own :class:`cube.errors.CubeInputError` (also a ValueError)
 so that it stays free of the engine's imports.
@@ -69,3 +70,7 @@ class InvalidMatchState(JumpgammonError):
 
 class InvalidWeights(JumpgammonError):
     """A weights file that is not in this format, is damaged, or does not fit this code."""
+
+
+class NotSupported(JumpgammonError):
+    """A valid input that this program does not handle yet (a match score in a rollout, a pending double)."""

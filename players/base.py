@@ -42,5 +42,15 @@ class Player(ABC):
         """
         return np.full(len(boards), CubeResponse.TAKE)
 
+    def cube_equities(
+        self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool
+    ) -> np.ndarray | None:
+        """Cubeful equity per board from this player's cube strategy, or None without one.
+
+        From the side on roll's view, before it rolls, after its best cube action, per unit of the
+        current cube (``cube_states``: centred, owned by the side on roll, or unavailable).
+        """
+        return None
+
     def __repr__(self) -> str:
         return self.name

@@ -30,3 +30,11 @@ class StrategyPlayer(Player):
         if self.decider is None:
             return super().double_responses(boards, doubler_states, jacoby, beavers)
         return self.decider.decide(flip_boards(boards), doubler_states, jacoby, beavers).response
+
+    def cube_equities(
+        self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool
+    ) -> np.ndarray | None:
+        """The strategy's cubeful equity per board (side on roll, per unit cube); None without a strategy."""
+        if self.decider is None:
+            return None
+        return np.asarray(self.decider.decide(boards, cube_states, jacoby, beavers).equity, dtype=np.float64)

@@ -251,6 +251,7 @@ def write_case_files(folder: Path) -> None:
     """Files the fuzzed command lines may name: a valid tiny net and a damaged copy."""
     (folder / "tiny.jgw").write_bytes(TINY_WEIGHTS)
     (folder / "corrupt.jgw").write_bytes(TINY_WEIGHTS[: len(TINY_WEIGHTS) // 2])
+    (folder / "ids.txt").write_text(f"{START}\n# a comment\n{START}:{START_MATCH}\n")
 
 
 def leftover_temporaries(folder: Path) -> list[Path]:
@@ -793,6 +794,10 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--a-cube": st.sampled_from(CUBE_SPECS),
     "--b-cube": st.sampled_from(CUBE_SPECS),
     "--workers": st.integers(-1, 2).map(str),
+    "--trials": st.integers(-1, 40).map(str),
+    "--truncate": st.integers(-1, 4).map(str),
+    "--cube": st.sampled_from(CUBE_SPECS),
+    "--file": st.sampled_from(["ids.txt", "tiny.jgw", "missing.txt", ".", ""]),
     # Written files: only these values are used (never junk), so nothing is written outside the case's folder.
     "--out": st.sampled_from(["run.jgw", "sub/run.jgw", ".", "", str(DEFAULT_WEIGHTS), str(SHIPPED_DIR / "x.jgw")]),
     "--log": st.sampled_from(["run.log", "logs/run.log", ".", ""]),
@@ -819,6 +824,8 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "train": [("--games", "0"), ("--parallel", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
     "met": [("--length", "0"), ("--keith", "x")],
+    "rollout": [("--trials", "0"), ("--plies", "9")],
+    "experiment": [("--se", "0"), ("--degree", "9")],
 }
 
 
@@ -930,6 +937,16 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
         _tournament_leading, lambda draw: ["--games", str(2 * draw(st.integers(1, 4))), "--workers", "1"]
     ),
     "met": CommandSpec(lambda draw: []),
+    # An experiment plays for hours: only parsed (a sentinel stops it), so its options' checks are what is fuzzed.
+    "experiment": CommandSpec(
+        lambda draw: [draw(st.sampled_from(["janowski", "jump", "x"]))], parse_only=lambda leading: True
+    ),
+    # A few trials, truncated after a few plies, on one process (--cubeful is only parsed).
+    "rollout": CommandSpec(
+        lambda draw: [draw(POSITION_IDS)],
+        lambda draw: ["--trials", str(draw(st.integers(1, 40))), "--truncate", str(draw(st.integers(1, 3)))]
+        + ["--workers", "1", "--plies", "0"],
+    ),
 }
 
 
@@ -986,6 +1003,8 @@ test_train_options = fuzz_options_of("train", 12)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
 test_met_options = fuzz_options_of("met", 40)
+test_rollout_options = fuzz_options_of("rollout", 15)
+test_experiment_options = fuzz_options_of("experiment", 25)
 
 
 def test_every_subcommand_has_an_options_test() -> None:
@@ -1001,6 +1020,8 @@ LEADING: dict[str, list[str]] = {
     "train": ["--out", "run.jgw"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
     "met": [],
+    "rollout": [START],
+    "experiment": ["janowski"],
 }
 VALUED_OPTIONS = sorted(
     (command, name)

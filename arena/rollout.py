@@ -1,0 +1,660 @@
+"""Rollouts: many games played out from a position, in lockstep, with gnubg-style variance reduction.
+
+Every figure is from the view of the side on roll in the given position (the *roller*; seat 0 of
+every trial). A trial plays the position to the end of the game, or for ``truncate`` plies
+and then takes the 0-ply evaluation there. The same player (this project's net at 0, 1 or 2
+ply, with a cube strategy when cubeful) plays both sides.
+
+**Dice.** Trial ``t`` draws the first two rolls from a stratified table and every later roll
+from ``numpy.random.default_rng([seed, t])``, so a trial's dice depend only on the seed and
+its index: a rollout is reproducible and independent of the batch size and the number of
+workers, and trial ``t`` of every position in one run sees the same dice. With the 36 ordered
+rolls numbered ``r = 6 (d1 - 1) + (d2 - 1)``, trial ``t``'s first roll is ``t mod 36`` and its
+second ``(t + t // 36) mod 36``: every 36 consecutive trials (from a multiple of 36) meet every
+first roll once and every second roll once, and every 1,296 meet every ordered pair of first
+two rolls once (the rotation and stratification of gnubg's quasi-random dice). When the match
+ID says the dice are already rolled, the first ply plays those dice (no cube action before it)
+and the stratified rolls are the next two.
+
+**Variance reduction** (luck adjustment, as gnubg's rollouts do). At every random roll the
+luck of the side on roll is ``f(roll) - sum over the 21 rolls of w(r) f(r)``, where ``f(r)`` is
+the 0-ply evaluation (always 0-ply, whatever the rollout's depth: it needs 21 rolls' best
+plays per ply) of the position after the 0-ply best play of ``r``, as five probabilities from
+the roller's view, and ``w`` is 1/36 for doubles, 2/36 otherwise. Each term has mean zero
+whatever the dice so far, so subtracting the sum of the luck from a trial's outcome leaves the
+expectation unchanged and removes most of the dice's noise. The cubeful equity is adjusted by
+the cubeless equity's luck times the cube then in play (relative to the initial cube). Both
+standard errors are reported, with and without the adjustment. Adjusted probabilities of a
+small rollout can fall slightly outside [0, 1].
+
+**Lockstep.** The trials are split into blocks of the same trial indices of every position
+(``block_trials`` per position), each played in one :class:`arena.games.Lockstep` batch:
+every live trial of the block takes its cube turn, then all of them move in one batched
+call. A block gives the same trials wherever it is played, so ``workers`` processes give the
+result of one.
+
+**Cube** (``cubeful``): both sides use the cube spec's strategy; a pass decides the cubeful
+result at the current cube, and the checkers play on to the end so the cubeless outcome is
+that of the whole game. Cubeful equities are in points per unit of the initial cube. Truncated
+trials take the side on roll's strategy equity (``Player.cube_equities``), or the cubeless
+equity times the cube without a strategy. Money play only.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from arena.games import Lockstep, Rules
+from engine.batch import children_batch, parse_id_pair
+from engine.errors import InvalidSpec, JumpgammonError, NotSupported
+from engine.match import GameState
+from engine.position import Position, check_dice
+from nets.base import BoardEvaluator
+from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
+from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
+from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
+from players.base import Player
+from players.cube import cube_states_for, parse_cube_spec
+from players.specs import make_player
+
+#: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
+ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
+#: Index into :data:`nets.lookahead.ROLLS` (the 21 distinct rolls) of each ordered roll (d1 - 1, d2 - 1).
+ROLL_INDEX = np.array([[ROLLS.tolist().index(sorted([a, b])) for b in range(1, 7)] for a in range(1, 7)])
+STRATA = 36
+STRATIFIED_ROLLS = 2  # the first two random rolls of a trial come from the stratified table
+DICE_CHUNK = 64  # later rolls drawn per trial at a time
+BLOCK_ROWS = 648  # trials (of all positions together) per lockstep block, about
+LUCK_CHUNK = 256  # trials whose 21-roll luck is evaluated in one batch (21 x children each)
+#: Trials per player call at each depth: a 2-ply move choice holds ~10^5 evaluations per trial.
+PLAYER_ROWS = {0: None, 1: 64, 2: 2}
+DEFAULT_CUBE = "janowski:0.68"  # gnubg's usual cube efficiency, as ``eval`` shows
+
+
+@dataclass(frozen=True)
+class RolloutStart:
+    """A position to roll out, seen by its side on roll (seat 0), with the cube and any dice already rolled.
+
+    ``owner`` is the seat that owns the cube (0 the side on roll, 1 its opponent) or None (centred).
+    """
+
+    position: Position
+    cube: int = 1
+    owner: int | None = None
+    dice: tuple[int, int] | None = None
+    jacoby: bool = False
+    match_id: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> RolloutStart:
+        """``POSITIONID[:MATCHID]`` as a rollout start; refuses match play, a pending double or resignation.
+
+        The cube value and owner, the dice and the Jacoby rule come from the match ID (none: a
+        centred cube of 1, no dice, no Jacoby), as ``eval`` reads them.
+        """
+        position, match = parse_id_pair(text)
+        if match is None:
+            return cls(position)
+        label = match.id
+        if match.match_length > 0:
+            raise NotSupported(
+                f"match ID {label!r} is a {match.match_length}-point match at {match.score[0]}-{match.score[1]}: "
+                "rollouts are money play only for now"
+            )
+        if match.doubled:
+            raise NotSupported(f"match ID {label!r}: a double is pending; roll out the take and the pass instead")
+        if match.resigned or match.game_state not in (GameState.PLAYING, GameState.NONE):
+            raise NotSupported(f"match ID {label!r}: the game is not being played (resigned, dropped or over)")
+        owner = None if match.cube_owner is None else (0 if match.cube_owner == match.on_roll else 1)
+        dice = check_dice(match.dice) if match.dice[0] else None
+        return cls(position, match.cube, owner, dice, match.jacoby, label)
+
+    @property
+    def text(self) -> str:
+        """The ID pair this start was read from (the position ID alone without a match ID)."""
+        return self.position.id + (f":{self.match_id}" if self.match_id else "")
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """How to roll out: trials per position, depth, cube, truncation, seed, variance reduction, weights."""
+
+    trials: int = 1296
+    plies: int = 0
+    cubeful: bool = False
+    cube: str | None = None  # cube spec for both sides; None: DEFAULT_CUBE when cubeful
+    truncate: int | None = None  # plies after which a trial is evaluated at 0-ply and stops
+    seed: int = 0
+    variance_reduction: bool = True
+    weights: str | None = None
+    block_rows: int = BLOCK_ROWS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+            raise InvalidSpec(f"trials {self.trials!r}: give at least 1")
+        if self.plies not in (0, 1, 2):
+            raise InvalidSpec(f"plies {self.plies!r}: give 0, 1 or 2")
+        if self.truncate is not None and (not isinstance(self.truncate, int) or self.truncate < 1):
+            raise InvalidSpec(f"truncate {self.truncate!r}: give at least 1 ply (or no truncation)")
+        if self.cube is not None and not self.cubeful:
+            raise InvalidSpec(f"cube spec {self.cube!r} needs a cubeful rollout")
+        if self.cube is not None:
+            parse_cube_spec(self.cube)  # InvalidSpec naming it, before any trial
+        if self.block_rows < 1:
+            raise InvalidSpec(f"block_rows {self.block_rows!r}: give at least 1")
+
+    @property
+    def cube_spec(self) -> str:
+        """The cube spec both sides play (``none`` cubeless)."""
+        return (self.cube or DEFAULT_CUBE) if self.cubeful else "none"
+
+    @property
+    def player_spec(self) -> str:
+        """The player spec of both sides (see :func:`players.specs.make_player`)."""
+        return f"net{':' + self.weights if self.weights else ''}@{self.plies}"
+
+    def block_trials(self, positions: int) -> int:
+        """Trial indices per block: every block holds the same trials of every position."""
+        return max(1, min(self.trials, self.block_rows // max(positions, 1)))
+
+
+def stratification_warning(trials: int) -> str | None:
+    """A note when ``trials`` is not a multiple of 36 (the first rolls then are not all equally often)."""
+    if trials % STRATA == 0:
+        return None
+    return (
+        f"{trials} trials is not a multiple of {STRATA}: the first rolls are stratified but not all equally often "
+        f"(a multiple of {STRATA**2:,} balances the first two)"
+    )
+
+
+def stratified_rolls(trials: np.ndarray) -> np.ndarray:
+    """The first two random rolls (k, 2, 2) of trials ``trials``: ordered rolls ``t`` and ``t + t // 36`` mod 36."""
+    t = np.asarray(trials, np.int64)
+    return np.stack([ORDERED_ROLLS[t % STRATA], ORDERED_ROLLS[(t + t // STRATA) % STRATA]], axis=1)
+
+
+class TrialDice:
+    """The random rolls of trials ``trials``: two stratified, then each trial's own generator ``(seed, t)``."""
+
+    def __init__(self, seed: int, trials: np.ndarray) -> None:
+        self.generators = [np.random.default_rng([seed, int(t)]) for t in trials]
+        self.rolls = np.concatenate([stratified_rolls(trials), self._draw()], axis=1)
+
+    def _draw(self) -> np.ndarray:
+        return np.stack([g.integers(1, 7, size=(DICE_CHUNK, 2)) for g in self.generators]).reshape(-1, DICE_CHUNK, 2)
+
+    def at(self, slots: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """Random roll number ``index`` (0 = the first) of each trial slot; draws more when a trial outgrows them."""
+        while index.size and index.max() >= self.rolls.shape[1]:
+            self.rolls = np.concatenate([self.rolls, self._draw()], axis=1)
+        return self.rolls[slots, index]
+
+
+def roll_luck(ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray) -> np.ndarray:
+    """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply; see the module docstring).
+
+    ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
+    is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
+    of a position share their first boards).
+    """
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = boards[first]
+    values = np.empty((len(distinct), len(ROLLS), 5))  # the roller's view after each roll's best play
+    for start in range(0, len(distinct), LUCK_CHUNK):
+        part = distinct[start : start + LUCK_CHUNK]
+        rep, dice = expand_rolls(part)
+        kids, offsets = children_batch(rep, dice)
+        probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
+        best = probs[segment_argmax(-cubeless_equity(probs), offsets)]
+        values[start : start + len(part)] = flip_probabilities(best).reshape(len(part), len(ROLLS), 5)
+    luck = values[inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]]
+    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[inverse.ravel()]
+    # A difference of probabilities changes sign in the win column and swaps the gammon columns when flipped.
+    return np.where((roller_seat == 0)[:, None], luck, flip_probabilities(luck) - flip_probabilities(np.zeros(5)))
+
+
+def to_seat0(probs: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """Probabilities (k, 5) of the side in ``seat`` seen by seat 0."""
+    return np.where((seat == 0)[:, None], probs, flip_probabilities(probs))
+
+
+@dataclass
+class TrialOutcomes:
+    """Per-trial results, from the roller's view: raw outcome, summed luck, cubeful points, plies, cube actions.
+
+    ``outcome`` (k, 5) is the game's result (0/1 each) or the 0-ply probabilities where it was
+    truncated; ``luck`` (k, 5) the summed luck (zeros without variance reduction); ``cubeful``
+    the points won per unit of the initial cube and ``cubeful_luck`` its luck; per-seat cube
+    counters are indexed ``[trial, seat]`` (seat 0 the roller).
+    """
+
+    position: np.ndarray  # (k,) index of the trial's start
+    trial: np.ndarray  # (k,) trial index t
+    outcome: np.ndarray
+    luck: np.ndarray
+    cubeful: np.ndarray
+    cubeful_luck: np.ndarray
+    plies: np.ndarray
+    truncated: np.ndarray
+    doubles: np.ndarray
+    takes: np.ndarray
+    passes: np.ndarray
+    too_good: np.ndarray
+
+    @staticmethod
+    def concatenate(parts: Sequence[TrialOutcomes]) -> TrialOutcomes:
+        """One set of outcomes from several, in the order given."""
+        names = TrialOutcomes.__dataclass_fields__
+        return TrialOutcomes(**{n: np.concatenate([getattr(p, n) for p in parts]) for n in names})
+
+    def select(self, rows: np.ndarray) -> TrialOutcomes:
+        """The outcomes of ``rows`` only."""
+        return TrialOutcomes(**{n: getattr(self, n)[rows] for n in TrialOutcomes.__dataclass_fields__})
+
+    def adjusted(self) -> np.ndarray:
+        """Outcomes minus luck (k, 5): the variance-reduced result of each trial."""
+        return self.outcome - self.luck
+
+
+ProgressCallback = Callable[[np.ndarray, np.ndarray], None]  # (start index, headline equity) of finished trials
+
+
+def roll_out_block(
+    player: Player,
+    evaluator: BoardEvaluator,
+    starts: Sequence[RolloutStart],
+    config: RolloutConfig,
+    trials: np.ndarray,
+    on_finished: ProgressCallback | None = None,
+) -> TrialOutcomes:
+    """Play trials ``trials`` of every start in one lockstep batch; outcomes in (start, trial) order.
+
+    ``player`` plays both sides; ``evaluator`` gives the 0-ply luck and truncation values.
+    """
+    trials = np.asarray(trials, np.int64)
+    n_pos, n_tri = len(starts), len(trials)
+    pos = np.repeat(np.arange(n_pos), n_tri)
+    slot = np.tile(np.arange(n_tri), n_pos)
+    n = len(pos)
+    has_dice = np.array([s.dice is not None for s in starts])[pos]
+    given = np.array([s.dice or (1, 1) for s in starts], np.int64)[pos]
+    cube0 = np.array([s.cube for s in starts], np.int64)[pos]
+    jacoby = {s.jacoby for s in starts} if config.cubeful else {False}
+    if len(jacoby) > 1:
+        raise NotSupported("the positions of a cubeful rollout differ in the Jacoby rule (their match IDs)")
+    rules = Rules(cubeful=config.cubeful, jacoby=jacoby.pop())
+    boards = np.stack([s.position.array for s in starts])[pos]
+    g = Lockstep(
+        (player, player),
+        boards=boards,
+        on_roll=np.zeros(n, np.int64),
+        seat_of_a=np.zeros(n, np.int64),
+        rules=rules,
+        cube=cube0,
+        owner=np.array([-1 if s.owner is None else s.owner for s in starts], np.int64)[pos],
+        first_cube_ply=has_dice.astype(np.int64),  # dice already rolled: no cube action before they are played
+        play_out_passes=True,
+        max_rows=PLAYER_ROWS[config.plies],
+    )
+    dice = TrialDice(config.seed, trials)
+    out = TrialOutcomes(
+        position=pos,
+        trial=trials[slot],
+        outcome=np.zeros((n, 5)),
+        luck=np.zeros((n, 5)),
+        cubeful=np.zeros(n),
+        cubeful_luck=np.zeros(n),
+        plies=np.zeros(n, np.int64),
+        truncated=np.zeros(n, bool),
+        doubles=g.counters["doubles"],
+        takes=g.counters["takes"],
+        passes=g.counters["passes"],
+        too_good=g.counters["too_good"],
+    )
+
+    def finished(rows: np.ndarray) -> None:
+        out.plies[rows] = g.ply[rows]
+        decided = rows[~g.cube_open[rows]]
+        out.cubeful[decided] = g.points_seat0[decided] / cube0[decided]
+        if on_finished is not None and len(rows):
+            headline = (
+                out.cubeful[rows] - out.cubeful_luck[rows]
+                if config.cubeful
+                else cubeless_equity(out.outcome[rows] - out.luck[rows])
+            )
+            on_finished(pos[rows], headline)
+
+    over_at_start = np.flatnonzero(~g.live)
+    out.outcome[over_at_start] = game_over_probabilities(boards[over_at_start])
+    finished(over_at_start)
+    while g.live.any():
+        if config.cubeful:
+            g.cube_turn()
+        rows = np.flatnonzero(g.live)
+        ply = g.ply[rows]
+        fixed = has_dice[rows] & (ply == 0)
+        index = ply - has_dice[rows].astype(np.int64)  # random rolls come after the given dice
+        rolls = dice.at(slot[rows], np.maximum(index, 0))
+        rolls[fixed] = given[rows[fixed]]
+        if config.variance_reduction:
+            lucky = rows[~fixed]
+            luck = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
+            out.luck[lucky] += luck
+            stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
+            out.cubeful_luck[lucky] += stake * cubeless_equity(luck)
+        kids, over = g.move(rows, rolls)
+        ended = rows[over]
+        out.outcome[ended] = to_seat0(game_over_probabilities(kids[over]), g.on_roll[ended])
+        cut = np.zeros(0, np.int64)
+        if config.truncate is not None:
+            cut = rows[g.live[rows] & (g.ply[rows] >= config.truncate)]
+            _truncate(g, out, evaluator, player, cut, cube0, rules)
+        finished(np.concatenate([ended, cut]))
+    return out
+
+
+def _truncate(
+    g: Lockstep,
+    out: TrialOutcomes,
+    evaluator: BoardEvaluator,
+    player: Player,
+    rows: np.ndarray,
+    cube0: np.ndarray,
+    rules: Rules,
+) -> None:
+    """Stop trials ``rows`` and score them by the 0-ply evaluation (cubeful: the strategy's equity)."""
+    if len(rows) == 0:
+        return
+    seat = g.on_roll[rows]
+    probs = evaluator.evaluate_boards(g.boards[rows])  # the side on roll's
+    out.outcome[rows] = to_seat0(probs, seat)
+    out.truncated[rows] = True
+    g.stop(rows)
+    open_ = g.cube_open[rows]
+    if rules.cubeful and open_.any():
+        r = rows[open_]
+        states = cube_states_for(g.owner[r], g.on_roll[r])
+        equity = player.cube_equities(g.boards[r], states, rules.jacoby, rules.beavers)
+        if equity is None:
+            equity = cubeless_equity(probs[open_])
+        sign = np.where(seat[open_] == 0, 1.0, -1.0)
+        out.cubeful[r] = sign * equity * g.cube[r] / cube0[r]
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mean and standard error over the first axis (None with a single trial)."""
+    mean = values.mean(axis=0)
+    if len(values) < 2:
+        return mean, None
+    return mean, values.std(axis=0, ddof=1) / math.sqrt(len(values))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Means and standard errors over the trials, from the roller's view (cubeful ones only when cubeful)."""
+
+    probabilities: np.ndarray  # (5,)
+    standard_errors: np.ndarray | None  # (5,), None with one trial
+    equity: float
+    equity_se: float | None
+    cubeful_equity: float | None = None
+    cubeful_equity_se: float | None = None
+
+    @classmethod
+    def of(cls, outcomes: np.ndarray, cubeful: np.ndarray | None) -> Estimate:
+        """The estimate of per-trial outcomes (k, 5) and cubeful points (k,) (None: cubeless)."""
+        probs, ses = _mean_se(outcomes)
+        eq, eq_se = _mean_se(cubeless_equity(outcomes))
+        cf, cf_se = _mean_se(cubeful) if cubeful is not None else (None, None)
+        return cls(
+            probabilities=probs,
+            standard_errors=ses,
+            equity=float(eq),
+            equity_se=None if eq_se is None else float(eq_se),
+            cubeful_equity=None if cf is None else float(cf),
+            cubeful_equity_se=None if cf_se is None else float(cf_se),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The estimate keyed as in ``--json``."""
+        d: dict[str, Any] = {
+            "probabilities": _named(self.probabilities),
+            "standard_errors": None if self.standard_errors is None else _named(self.standard_errors),
+            "equity": _round(self.equity),
+            "equity_se": _round(self.equity_se),
+        }
+        if self.cubeful_equity is not None:
+            d["cubeful_equity"] = _round(self.cubeful_equity)
+            d["cubeful_equity_se"] = _round(self.cubeful_equity_se)
+        return d
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)
+
+
+def _named(values: np.ndarray) -> dict[str, float]:
+    return {name: round(float(v), 6) for name, v in zip(OUTPUTS, values, strict=True)}
+
+
+@dataclass
+class RolloutResult:
+    """One position's rollout, from the view of its side on roll (the roller).
+
+    ``estimate`` is luck-adjusted with variance reduction (else equal to ``raw``); ``raw`` uses
+    the outcomes as played. ``outcomes`` keeps every trial.
+    """
+
+    start: RolloutStart
+    config: RolloutConfig
+    estimate: Estimate
+    raw: Estimate
+    outcomes: TrialOutcomes = field(repr=False)
+
+    @classmethod
+    def of(cls, start: RolloutStart, config: RolloutConfig, outcomes: TrialOutcomes) -> RolloutResult:
+        """Summarise a position's trials."""
+        order = np.argsort(outcomes.trial, kind="stable")
+        o = outcomes.select(order)
+        cubeful = config.cubeful
+        return cls(
+            start=start,
+            config=config,
+            estimate=Estimate.of(o.adjusted(), o.cubeful - o.cubeful_luck if cubeful else None),
+            raw=Estimate.of(o.outcome, o.cubeful if cubeful else None),
+            outcomes=o,
+        )
+
+    @property
+    def trials(self) -> int:
+        """Number of trials."""
+        return len(self.outcomes.trial)
+
+    def cube_actions(self) -> dict[str, Any]:
+        """Doubles, takes, passes and too-good turns over the trials: totals and per side (roller, opponent)."""
+        o = self.outcomes
+        counts = {name: getattr(o, name).sum(axis=0) for name in ("doubles", "takes", "passes", "too_good")}
+        out: dict[str, Any] = {name: int(c.sum()) for name, c in counts.items()}
+        for seat, side in enumerate(("roller", "opponent")):
+            out[side] = {name: int(c[seat]) for name, c in counts.items()}
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (the README lists the keys); every figure from the roller's view."""
+        c = self.config
+        d: dict[str, Any] = {
+            "position_id": self.start.position.id,
+            "match_id": self.start.match_id,
+            "perspective": "side on roll in the given position",
+            "trials": self.trials,
+            "plies": c.plies,
+            "seed": c.seed,
+            "truncate": c.truncate,
+            "cubeful": c.cubeful,
+            "cube": c.cube_spec if c.cubeful else None,
+            "variance_reduction": c.variance_reduction,
+            "luck_plies": 0 if c.variance_reduction else None,
+            **self.estimate.to_json(),
+            "raw": self.raw.to_json(),
+            "mean_plies": round(float(self.outcomes.plies.mean()), 3),
+            "truncated_trials": int(self.outcomes.truncated.sum()),
+        }
+        if c.cubeful:
+            d["cube_actions"] = self.cube_actions()
+        return d
+
+
+# --- running: blocks, workers, progress ----------------------------------------------------------
+
+
+def build_player(config: RolloutConfig) -> tuple[Player, Evaluator]:
+    """The player of both sides and its 0-ply evaluator (raises InvalidSpec or InvalidWeights)."""
+    evaluator = load_evaluator(config.weights)
+    key = os.fspath(config.weights) if config.weights else ""
+    player = make_player(config.player_spec, config.cube_spec, {key: evaluator})
+    return player, evaluator
+
+
+def blocks_of(config: RolloutConfig, positions: int) -> list[np.ndarray]:
+    """The trial indices of each block, in order."""
+    step = config.block_trials(positions)
+    return [np.arange(t, min(t + step, config.trials)) for t in range(0, config.trials, step)]
+
+
+_WORKER: tuple[Player, Evaluator, list[RolloutStart], RolloutConfig] | None = None
+
+
+def _worker_init(starts: list[RolloutStart], config: RolloutConfig, threads: int) -> None:
+    """Build the player once per worker process."""
+    global _WORKER
+    torch.set_num_threads(threads)
+    player, evaluator = build_player(config)
+    _WORKER = (player, evaluator, starts, config)
+
+
+def _worker_block(trials: np.ndarray) -> TrialOutcomes:
+    assert _WORKER is not None
+    player, evaluator, starts, config = _WORKER
+    return roll_out_block(player, evaluator, starts, config, trials)
+
+
+class _Running:
+    """Running mean and SE of each start's headline equity (finished trials so far), for the progress bar."""
+
+    def __init__(self, positions: int) -> None:
+        self.n = np.zeros(positions)
+        self.total = np.zeros(positions)
+        self.squares = np.zeros(positions)
+
+    def add(self, pos: np.ndarray, equity: np.ndarray) -> None:
+        np.add.at(self.n, pos, 1)
+        np.add.at(self.total, pos, equity)
+        np.add.at(self.squares, pos, equity**2)
+
+    def text(self) -> str:
+        n = self.n[0]
+        if n < 2:
+            return ""
+        mean = self.total[0] / n
+        se = math.sqrt(max(self.squares[0] / n - mean**2, 0.0) * n / (n - 1) / n)
+        prefix = "first position " if len(self.n) > 1 else ""
+        return f"{prefix}equity {mean:+.4f} +- {se:.4f}"
+
+
+def run_rollouts(
+    starts: Sequence[RolloutStart],
+    config: RolloutConfig,
+    workers: int = 1,
+    progress: bool = True,
+) -> list[RolloutResult]:
+    """Roll out every start with ``config``; one result per start, in order (each from its roller's view).
+
+    All starts share the lockstep blocks; ``workers`` processes split the blocks, and the result
+    equals a single-process run.
+    """
+    if not starts:
+        raise InvalidSpec("no position to roll out")
+    player, evaluator = build_player(config)  # a bad spec or weights file fails before any trial
+    blocks = blocks_of(config, len(starts))
+    running = _Running(len(starts))
+    bar = tqdm(
+        total=config.trials * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1
+    )
+
+    def on_finished(pos: np.ndarray, equity: np.ndarray) -> None:
+        running.add(pos, equity)
+        bar.update(len(pos))
+        bar.set_postfix_str(running.text(), refresh=False)
+
+    parts: list[TrialOutcomes] = []
+    try:
+        for part in _played_blocks(player, evaluator, list(starts), config, blocks, workers, on_finished):
+            parts.append(part)
+    finally:
+        bar.close()
+    everything = TrialOutcomes.concatenate(parts)
+    return [
+        RolloutResult.of(start, config, everything.select(np.flatnonzero(everything.position == i)))
+        for i, start in enumerate(starts)
+    ]
+
+
+def _played_blocks(
+    player: Player,
+    evaluator: Evaluator,
+    starts: list[RolloutStart],
+    config: RolloutConfig,
+    blocks: list[np.ndarray],
+    workers: int,
+    on_finished: ProgressCallback,
+) -> Iterator[TrialOutcomes]:
+    """Each block's outcomes as it finishes: here (progress trial by trial) or in worker processes."""
+    if workers <= 1 or len(blocks) == 1:
+        for trials in blocks:
+            yield roll_out_block(player, evaluator, starts, config, trials, on_finished)
+        return
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    # spawn, not fork: torch and numba thread pools do not survive a fork safely.
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(min(workers, len(blocks)), initializer=_worker_init, initargs=(starts, config, threads)) as pool:
+        for part in pool.imap_unordered(_worker_block, blocks):
+            headline = (
+                part.cubeful - part.cubeful_luck if config.cubeful else cubeless_equity(part.outcome - part.luck)
+            )
+            on_finished(part.position, headline)
+            yield part
+
+
+def read_position_file(lines: Sequence[str], source: str) -> list[RolloutStart]:
+    """Starts from the lines of a file (one ``POSITIONID[:MATCHID]`` a line; blank lines and ``#`` comments skipped).
+
+    Raises the parsing error with the file and line named.
+    """
+    starts = []
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            starts.append(RolloutStart.parse(text))
+        except JumpgammonError as exc:
+            raise type(exc)(f"{source} line {number}: {exc}") from None
+    if not starts:
+        raise InvalidSpec(f"{source} holds no position ID")
+    return starts

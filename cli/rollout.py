@@ -1,0 +1,127 @@
+"""``jumpgammon rollout ID --trials N --plies P``: games played out from a position, with standard errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from arena.rollout import (
+    DEFAULT_CUBE,
+    RolloutConfig,
+    RolloutResult,
+    RolloutStart,
+    read_position_file,
+    run_rollouts,
+    stratification_warning,
+)
+from cli.common import PLIES, add_json_argument, existing_file, int_range
+from cli.tournament import CUBE_SPECS
+
+MAX_TRIALS = 10_000_000
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``rollout`` subcommand."""
+    p = sub.add_parser(
+        "rollout",
+        help="roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
+        description=(
+            "Play trials from the position to the end of the game (or --truncate plies) in lockstep batches; "
+            "report the five probabilities and the equity, with standard errors, from the view of the side on "
+            "roll. Quasi-random dice stratify the first two rolls; luck adjustment (0-ply) reduces the variance. "
+            "Dice in the match ID are played first. Money play only. "
+            f"Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful)."
+        ),
+    )
+    p.add_argument("id", metavar="POSITIONID[:MATCHID]", nargs="?", default=None)
+    p.add_argument("--file", type=existing_file, default=None, help="roll out every ID in FILE (one a line)")
+    p.add_argument("--trials", type=int_range(1, MAX_TRIALS), default=1296, help="trials per position (default 1296)")
+    p.add_argument("--plies", type=PLIES, default=0, help="depth of the players' move choice, 0-2")
+    p.add_argument("--cubeful", action="store_true", help="play with the doubling cube; report the cubeful equity")
+    p.add_argument("--cube", default=None, metavar="CUBE", help="both sides' cube strategy (needs --cubeful)")
+    p.add_argument("--truncate", type=int_range(1, 10_000), default=None, metavar="N", help="stop after N plies")
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
+    p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
+    p.add_argument(
+        "--no-variance-reduction", action="store_true", help="no luck adjustment (faster; larger standard errors)"
+    )
+    p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
+    add_json_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Roll out and report; returns 0."""
+    if (args.id is None) == (args.file is None):
+        raise ValueError("give one POSITIONID[:MATCHID] or --file FILE, not both or neither")
+    if args.file is not None:
+        starts = read_position_file(Path(args.file).read_text().splitlines(), str(args.file))
+    else:
+        starts = [RolloutStart.parse(args.id)]
+    config = RolloutConfig(
+        trials=args.trials,
+        plies=args.plies,
+        cubeful=args.cubeful,
+        cube=args.cube,
+        truncate=args.truncate,
+        seed=args.seed,
+        variance_reduction=not args.no_variance_reduction,
+        weights=str(args.weights) if args.weights is not None else None,
+    )
+    note = stratification_warning(args.trials)
+    if note is not None:
+        print(f"jumpgammon rollout: warning: {note}", file=sys.stderr)
+    started = time.perf_counter()
+    results = run_rollouts(starts, config, workers=args.workers)
+    seconds = time.perf_counter() - started
+    total = sum(r.trials for r in results)
+    if args.json:
+        timing = {"seconds": round(seconds, 3), "trials_per_second": round(total / seconds, 2) if seconds else None}
+        if args.file is None:
+            print(json.dumps({**results[0].to_json(), **timing}))
+        else:
+            print(json.dumps({"rollouts": [r.to_json() for r in results], "trials": total, **timing}))
+        return 0
+    for r in results:
+        print(format_result(r))
+        print()
+    print(f"{total} trials in {seconds:.1f} s ({total / seconds:.1f} trials/s)")
+    return 0
+
+
+def format_result(r: RolloutResult) -> str:
+    """Human-readable rollout of one position, from its side on roll's view."""
+    c = r.config
+    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
+    lines = [
+        f"Rollout of {r.start.text} for the side on roll: {r.trials} trials, {depth}, seed {c.seed}, {reduction}",
+        "            Win      W(g)     W(bg)    L(g)     L(bg)    Equity",
+        _row("estimate", r.estimate.probabilities, r.estimate.equity, "+"),
+    ]
+    if r.estimate.standard_errors is not None and r.estimate.equity_se is not None:
+        lines.append(_row("SE", r.estimate.standard_errors, r.estimate.equity_se, ""))
+        if c.variance_reduction and r.raw.standard_errors is not None and r.raw.equity_se is not None:
+            lines.append(_row("raw", r.raw.probabilities, r.raw.equity, "+"))
+            lines.append(_row("raw SE", r.raw.standard_errors, r.raw.equity_se, ""))
+    if c.cubeful and r.estimate.cubeful_equity is not None:
+        se = r.estimate.cubeful_equity_se
+        raw_se = r.raw.cubeful_equity_se
+        a = r.cube_actions()
+        lines.append(
+            f"Cubeful equity ({c.cube_spec}): {r.estimate.cubeful_equity:+.4f}"
+            + (f", SE {se:.4f}" if se is not None else "")
+            + (f" (raw SE {raw_se:.4f})" if c.variance_reduction and raw_se is not None else "")
+            + f"; {a['doubles']} doubles, {a['takes']} takes, {a['passes']} passes"
+        )
+    return "\n".join(lines)
+
+
+def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:
+    cells = "".join(f"{float(v):<9.4f}" for v in values)
+    return f"  {label:<9} {cells}{equity:{sign}.4f}"

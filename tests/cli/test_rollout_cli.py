@@ -1,0 +1,109 @@
+"""``jumpgammon rollout``: its JSON keys, text output, --file, the stratification warning and bad-input errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from engine import MatchState
+from nets.model import OUTPUTS
+
+START = "4HPwATDgc/ABMA"
+SCORED = f"{START}:{MatchState(match_length=7, score=(2, 3)).id}"
+FAST = ["--trials", "36", "--truncate", "2"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of one in-process CLI call."""
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_keys_of_one_position(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "rollout", START, *FAST, "--json")
+    assert code == 0 and out.count("\n") == 1
+    js = json.loads(out)
+    assert js["trials"] == 36 and js["position_id"] == START and js["perspective"].startswith("side on roll")
+    assert list(js["probabilities"]) == list(OUTPUTS) and list(js["standard_errors"]) == list(OUTPUTS)
+    assert list(js["raw"]["standard_errors"]) == list(OUTPUTS)
+    for key in ("equity", "equity_se", "seconds", "trials_per_second", "variance_reduction", "mean_plies"):
+        assert key in js
+    assert js["variance_reduction"] and js["luck_plies"] == 0 and js["truncated_trials"] == 36
+    assert js["equity_se"] < js["raw"]["equity_se"]  # the luck adjustment at work
+    assert "cubeful_equity" not in js and "cube_actions" not in js
+    assert "trial" in err  # the progress bar goes to stderr
+
+
+def test_cubeful_json_has_the_cubeful_equity_and_cube_actions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "rollout", START, *FAST, "--cubeful", "--cube", "janowski:0.6", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["cube"] == "janowski:0.6"
+    assert {"cubeful_equity", "cubeful_equity_se"} <= set(js) and "cubeful_equity_se" in js["raw"]
+    actions = js["cube_actions"]
+    assert {"doubles", "takes", "passes", "too_good", "roller", "opponent"} <= set(actions)
+    assert actions["doubles"] == actions["roller"]["doubles"] + actions["opponent"]["doubles"]
+
+
+def test_a_file_of_positions_shares_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "ids.txt"
+    path.write_text(f"# openings\n{START}\n\n{START}:cAkAAAAAAAAA  # the same, player 1 on roll\n")
+    code, out, _ = run_cli(capsys, "rollout", "--file", str(path), *FAST, "--json")
+    js = json.loads(out)
+    assert code == 0 and js["trials"] == 72 and len(js["rollouts"]) == 2
+    assert js["rollouts"][1]["match_id"] == "cAkAAAAAAAAA"
+    # Trial t of both positions sees the same dice and the same position: the same outcomes.
+    assert js["rollouts"][0]["raw"] == js["rollouts"][1]["raw"]
+
+
+def test_text_output_and_the_stratification_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "rollout", START, "--trials", "10", "--truncate", "1")
+    assert code == 0 and "Rollout of 4HPwATDgc/ABMA" in out and "raw SE" in out
+    assert "not a multiple of 36" in err
+    code, out, err = run_cli(capsys, "rollout", START, "--trials", "10", "--truncate", "1", "--json")
+    assert code == 0 and json.loads(out)["trials"] == 10 and "not a multiple of 36" in err
+
+
+BAD: list[tuple[list[str], str]] = [
+    (["rollout", "nonsense"], "nonsense"),
+    (["rollout", START, "--trials", "0"], "--trials"),
+    (["rollout", START, "--truncate", "-1"], "--truncate"),
+    (["rollout", START, "--truncate", "0"], "--truncate"),
+    (["rollout", START, "--plies", "3"], "--plies"),
+    (["rollout", SCORED], "money play only"),
+    (["rollout", f"{START}:{MatchState(cube=2, doubled=True).id}"], "double is pending"),
+    (["rollout", START, "--cube", "janowski:0.7"], "needs a cubeful rollout"),
+    (["rollout", START, "--cubeful", "--cube", "janowski:2"], "janowski:2"),
+    (["rollout", START, "--cubeful", "--cube", "gnubg"], "gnubg"),
+    (["rollout"], "--file"),
+    (["rollout", START, "--file", "ids.txt"], "not both"),
+    (["rollout", "--file", "missing.txt"], "missing.txt"),
+    (["rollout", "--file", "bad.txt"], "bad.txt line 2"),
+    (["rollout", "--file", "empty.txt"], "no position ID"),
+]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize(("argv", "needle"), BAD)
+def test_bad_input_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    needle: str,
+    as_json: bool,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ids.txt").write_text(f"{START}\n")
+    (tmp_path / "bad.txt").write_text(f"{START}\n{SCORED}\n")
+    (tmp_path / "empty.txt").write_text("# nothing\n\n")
+    code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
+    assert code == 2 and "Traceback" not in out + err
+    if as_json:
+        assert out.count("\n") == 1 and needle in json.loads(out)["error"]
+    else:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert out == "" and len(lines) == 1 and needle in lines[0]
