@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 from benchmarks.experiments.cube_sweeps import run_sweep
+from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from cli.common import add_json_argument, float_range, int_range
 
-EXPERIMENTS = ("janowski", "jump")
+EXPERIMENTS = ("janowski", "jump", "remote")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
@@ -22,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "janowski: Janowski x from 0.50 to 0.90 against x = 0.70; jump: constant jump volatility (linear, "
             "nonlinear, numerical) against Janowski x = 0.70. Each point is played until its standard error "
-            "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes."
+            "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes. "
+            "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable)."
         ),
     )
     p.add_argument("name", choices=EXPERIMENTS)
@@ -30,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--se", type=float_range(0.0, 1.0, low_open=True), default=0.003, help="SE target per point (ppg)")
     p.add_argument("--min-games", type=int_range(GAMES_PER_BLOCK), default=8 * GAMES_PER_BLOCK)
     p.add_argument("--max-games", type=int_range(GAMES_PER_BLOCK), default=400 * GAMES_PER_BLOCK)
+    p.add_argument("--games", type=int_range(2), default=100_000, help="remote: self-play games (default 100,000)")
     p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
@@ -48,6 +51,20 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
     )
     folder = args.out / args.name
+    if args.name == "remote":
+        remote = run_remote(folder, args.games, args.seed, progress=not args.json)
+        if args.json:
+            print(json.dumps(remote))
+            return 0
+        for reading in ("first", "every"):
+            for part in ("all", "race", "contact"):
+                r = remote[reading][part]
+                print(
+                    f"{reading:>5} {part:<7} {r['states']:>7,} states: SD {r['sd']:.4f} +- {r['sd_se']:.4f}, "
+                    f"mean |jump| {r['mean_abs']:.4f} +- {r['mean_abs_se']:.4f}"
+                )
+        print(f"implied Janowski x: {json.dumps(remote['implied_janowski_x'])}")
+        return 0
     result = run_sweep(args.name, folder, settings, degree=args.degree, progress=not args.json, play=not args.report)
     if args.json:
         print(json.dumps(result))

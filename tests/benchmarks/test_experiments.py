@@ -98,3 +98,37 @@ def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:
 def test_report_with_nothing_played_is_an_error(tmp_path: Path) -> None:
     run = _cli("janowski", "--report", "--out", str(tmp_path))
     assert run.returncode == 2 and "nothing played yet" in run.stderr and "\n" not in run.stderr.strip()
+
+
+# --- experiment 3: the remote-volatility filter ----------------------------------------------------
+
+FILTER_CASES = [
+    # (P series for seat 0, contact flags, expected jumps with "first", with "every")
+    ([0.5, 0.3, 0.5, 0.7, 0.9, 1.0], [1, 1, 1, 1, 1, 0], [0.3], [0.3]),  # low then high at 3: P[5]-P[3]
+    ([0.5, 0.7, 0.5, 0.25, 0.3, 0.0], [1, 1, 1, 1, 1, 0], [-0.25], [-0.25, -0.3]),  # high then low twice
+    ([0.5, 0.3, 0.25, 0.5, 0.0], [1] * 5, [], []),  # never reaches the opposite window
+    ([0.5, 0.9, 1.0], [1, 1, 0], [], []),  # never in a window
+    ([0.5, 0.3, 0.5, 0.8], [0, 0, 0, 0], [0.0], [0.0]),  # the last state: no later plies, change 0
+]
+
+
+@pytest.mark.parametrize(("p", "contact", "first", "every"), FILTER_CASES)
+def test_the_remote_filter(p: list[float], contact: list[int], first: list[float], every: list[float]) -> None:
+    from benchmarks.experiments.remote import Trajectories, filtered_jumps
+
+    t = Trajectories([np.array(p)], [np.array(contact, bool)], np.zeros(1, np.int64))
+    for reading, expected in ((False, first), (True, every)):
+        jumps, race, game = filtered_jumps(t, every=reading)
+        assert np.allclose(jumps, expected) and len(game) == len(expected)
+        assert list(race) == [not contact[1]] * len(expected) or not expected
+
+
+def test_a_self_play_batch_is_the_same_games_whenever_played() -> None:
+    from benchmarks.experiments.remote import play_batch
+    from nets import load_evaluator
+
+    ev = load_evaluator()
+    a, b = play_batch(ev, 6, seed=2, index=3), play_batch(ev, 6, seed=2, index=3)
+    assert all(np.array_equal(x, y) for x, y in zip(a.p, b.p, strict=True))
+    assert np.array_equal(a.points_seat0, b.points_seat0) and (np.abs(a.points_seat0) >= 1).all()
+    assert all(x[-1] in (0.0, 1.0) for x in a.p)  # every game ends in its exact result
