@@ -16,7 +16,17 @@ from typing import Any, NoReturn
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
-    "show", "eval", "hint", "cube", "met", "bench", "train", "weights", "tournament", "rollout", "experiment"
+    "show",
+    "eval",
+    "hint",
+    "cube",
+    "met",
+    "bench",
+    "train",
+    "weights",
+    "tournament",
+    "rollout",
+    "experiment",
 )
 
 
