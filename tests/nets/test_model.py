@@ -15,7 +15,7 @@ from engine.position import GamePhase
 from nets import load_evaluator, mlp
 from nets.encoding import encode
 from nets.mlp import MAX_LAYERS, FrozenNet, NetConfig, cubeless_equity, flip_probabilities
-from nets.model import PhaseNet, consistent_probabilities, torch_net
+from nets.model import PhaseNet, consistent_probabilities, torch_evaluator, torch_net, torch_nets
 
 logits = arrays(np.float32, (7, 5), elements=st.floats(-30, 30, width=32))
 # Any float32 a net could output, including the extremes where a naive sigmoid overflows.
@@ -79,6 +79,20 @@ def test_shipped_nets_agree_with_their_torch_twins_on_positions_from_games() -> 
         x = encode(boards[mask])
         mine, theirs = ev.nets[name].probabilities(x), torch_net(ev.nets[name]).probabilities(x)
         np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-6, err_msg=name)
+
+
+def test_torch_evaluator_keeps_header_databases_and_values() -> None:
+    """The torch route (``--device``) evaluates as the numpy nets do, with the same header and databases."""
+    ev = load_evaluator()
+    on_torch = torch_evaluator(ev, "cpu")
+    assert on_torch.header is ev.header
+    assert on_torch.one_sided is ev.one_sided is not None and on_torch.two_sided is ev.two_sided is not None
+    assert set(torch_nets(on_torch)) == {"contact", "race"}
+    with pytest.raises(TypeError, match="FrozenNet"):
+        torch_nets(ev)
+    boards, _ = random_game_positions(20)
+    np.testing.assert_allclose(on_torch.evaluate_boards(boards), ev.evaluate_boards(boards), rtol=0, atol=1e-6)
+    assert on_torch.to_bytes() == ev.to_bytes()  # byte for byte the same weights file
 
 
 @pytest.mark.parametrize(
