@@ -9,6 +9,7 @@ cancels within a pair and the pairs are independent).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from arena import ledger
@@ -211,10 +211,9 @@ def summarise(
 _WORKER_PLAYERS: tuple[Player, Player] | None = None
 
 
-def _worker_init(a: PlayerSpec, b: PlayerSpec, threads: int) -> None:
+def _worker_init(a: PlayerSpec, b: PlayerSpec) -> None:
     """Build the two players once per worker process."""
     global _WORKER_PLAYERS
-    torch.set_num_threads(threads)
     cache: dict[str, Any] = {}
     _WORKER_PLAYERS = (a.build(cache), b.build(cache))
 
@@ -235,12 +234,31 @@ def _local_blocks(
 def _pool_blocks(
     cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]
 ) -> Iterator[BlockResult]:
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    # spawn, not fork: torch and numba thread pools do not survive a fork safely.
+    # spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely.
     ctx = mp.get_context("spawn")
     jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in todo]
-    with ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b, threads)) as pool:
+    # The workers share the cores, so each multiplies its matrices on one thread; OpenBLAS reads
+    # this when a worker imports numpy, and the workers inherit the environment they start with.
+    with (
+        _environment(OPENBLAS_NUM_THREADS="1"),
+        ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b)) as pool,
+    ):
         yield from pool.imap_unordered(_worker_block, jobs)
+
+
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set environment variables for the duration of the block, restoring the previous values afterwards."""
+    previous = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from engine.position import Position
 from nets.evaluator import Evaluator
 from nets.lookahead import evaluate_plies
-from nets.model import cubeless_equity
+from nets.mlp import cubeless_equity
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "gnubg_evals.json"
 

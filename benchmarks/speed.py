@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,8 @@ from benchmarks.reference_movegen import python_children
 from engine.batch import children_batch
 from engine.movegen import count_children_kernel
 from engine.position import Position
+from nets.evaluator import DEFAULT_WEIGHTS, Evaluator, load_evaluator
+from nets.volatility import jump_volatility
 
 
 def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
@@ -60,15 +63,23 @@ def _single_calls(boards: np.ndarray, dice: np.ndarray, limit: int = 3000) -> tu
     return single, count / (time.perf_counter() - t0)
 
 
+def evaluator_on(device: str = "cpu", weights: str | Path | None = None) -> Evaluator:
+    """The evaluator of ``weights`` (default: the shipped net): numpy nets on the CPU, else torch nets on ``device``."""
+    ev = load_evaluator(weights)
+    if device == "cpu":
+        return ev
+    from nets.model import torch_evaluator  # torch loads only for another device
+
+    return torch_evaluator(ev, device)
+
+
 def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weights: str | None = None) -> dict[str, Any]:
     """Batched 0-ply evaluations per second and the time of one 441-roll jump volatility."""
-
-    from nets.evaluator import DEFAULT_WEIGHTS, load_evaluator, new_evaluator
-    from nets.volatility import jump_volatility
-
     if weights is not None or DEFAULT_WEIGHTS.is_file():
-        ev = load_evaluator(weights, device=device)
+        ev = evaluator_on(device, weights)
     else:
+        from nets.model import new_evaluator  # torch loads only when there is no net to load
+
         ev = new_evaluator(device=device)
     boards, _ = random_game_positions(n_games)
     contact = boards  # every phase, as met in games; the nets dominate the cost

@@ -13,7 +13,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
     p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff", "arena"], help="what to measure")
-    p.add_argument("--device", type=torch_device, default="cpu", help="torch device for eval (cpu, cuda)")
+    p.add_argument(
+        "--device",
+        type=torch_device,
+        default="cpu",
+        help="eval and gnubg: cpu (numpy nets), or cuda/cuda:N (torch nets on that device)",
+    )
     p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval and gnubg")
     p.add_argument(
         "--games",
@@ -60,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
         args.games = 200
     if args.what == "gnubg":
         from benchmarks.gnubg_compare import compare_with_gnubg
-        from nets import load_evaluator
+        from benchmarks.speed import evaluator_on
 
-        result = compare_with_gnubg(load_evaluator(args.weights, device=args.device), plies=args.plies)
+        result = compare_with_gnubg(evaluator_on(args.device, args.weights), plies=args.plies)
         if args.json:
             print(json.dumps(result))
             return 0

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 from cli.common import add_json_argument, float_range, int_range, torch_device
-from nets.model import MAX_LAYERS, MAX_WIDTH
+from nets.mlp import MAX_LAYERS, MAX_WIDTH
 from training.config import DEFAULT_HIDDEN, TrainConfig
-from training.td import train
 
 
 def hidden_widths(text: str) -> tuple[int, ...]:
@@ -61,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train and report the final state; returns 0."""
+    # Imported here so that torch loads only for training, not for every command the parser knows.
+    from training.td import train
+
     cfg = TrainConfig(
         out=args.out,
         games=args.games,

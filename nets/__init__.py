@@ -1,9 +1,12 @@
-"""Neural evaluator: encoding, phase nets, bearoff databases, lookahead, jump volatility."""
+"""Neural evaluator: encoding, phase nets, bearoff databases, lookahead, jump volatility.
+
+Nothing here imports torch; the torch nets for training are in :mod:`nets.model`.
+"""
 
 from engine.errors import InvalidWeights
-from nets.evaluator import Evaluator, Probabilities, load_evaluator, new_evaluator
+from nets.evaluator import Evaluator, Probabilities, load_evaluator
 from nets.lookahead import PlyEvaluator, RankedMove, evaluate_plies, rank_moves
-from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
+from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from nets.volatility import JumpVolatility, jump_volatility
 
 __all__ = [
@@ -19,6 +22,5 @@ __all__ = [
     "flip_probabilities",
     "jump_volatility",
     "load_evaluator",
-    "new_evaluator",
     "rank_moves",
 ]

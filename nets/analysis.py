@@ -15,7 +15,7 @@ from engine.match import MatchState
 from engine.position import Position
 from nets.evaluator import Evaluator
 from nets.lookahead import evaluate_plies, rank_moves
-from nets.model import OUTPUTS, cubeless_equity
+from nets.mlp import OUTPUTS, cubeless_equity
 from nets.volatility import jump_volatility, two_roll_outcomes
 
 # gnubg's usual cube efficiency for contact positions, and a typical remote volatility.

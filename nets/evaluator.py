@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
-import torch
 
 from engine.batch import phases
 from engine.errors import InvalidWeights
 from engine.position import GamePhase, Position
 from nets.encoding import N_INPUTS, encode
-from nets.model import NetConfig, PhaseNet, cubeless_equity
+from nets.mlp import FrozenNet, NetConfig, OutcomeNet, cubeless_equity
 from nets.weights import decode_weights, encode_weights, write_atomic
 from weights import DEFAULT_WEIGHTS
 
@@ -72,22 +71,21 @@ def game_over_probabilities(boards: np.ndarray) -> np.ndarray:
 class Evaluator:
     """Composite evaluator: bearoff databases where they apply, else the contact or race net.
 
-    Every probability is for the side on roll of the board given, before it rolls.
+    Every probability is for the side on roll of the board given, before it rolls. The nets are
+    numpy nets when loaded from a file, torch nets while training (:mod:`nets.model`).
     """
 
     def __init__(
         self,
-        nets: dict[str, PhaseNet],
+        nets: Mapping[str, OutcomeNet],
         header: dict[str, Any] | None = None,
-        device: str = "cpu",
         one_sided: BearoffLookup | None = None,
         two_sided: BearoffLookup | None = None,
     ) -> None:
         missing = [n for n in PHASE_NETS if n not in nets]
         if missing:
             raise ValueError(f"evaluator needs nets for phases {missing}")
-        self.device = torch.device(device)
-        self.nets = {k: v.to(self.device).eval() for k, v in nets.items()}
+        self.nets: dict[str, OutcomeNet] = dict(nets)
         self.header = header or {}
         self.one_sided = one_sided
         self.two_sided = two_sided
@@ -97,9 +95,7 @@ class Evaluator:
         """Probabilities (n, 5) from one phase net, whatever the boards' true phase."""
         if len(boards) == 0:
             return np.zeros((0, 5))
-        x = torch.from_numpy(encode(boards)).to(self.device)
-        with torch.inference_mode():
-            return self.nets[phase](x).double().cpu().numpy()
+        return self.nets[phase].probabilities(encode(boards))
 
     def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
         """0-ply probabilities (n, 5) of int8 (n, 26) boards, routed by phase."""
@@ -149,8 +145,8 @@ class Evaluator:
         nets_info = {}
         for name, net in self.nets.items():
             nets_info[name] = net.config.to_json()
-            for k, v in net.state_dict().items():
-                tensors[f"{name}.{k}"] = v.detach().cpu().numpy().astype(np.float32)
+            for k, v in net.tensors().items():
+                tensors[f"{name}.{k}"] = v
         for key, value in (extra or {}).items():
             if not key.startswith(TRAINING_PREFIX):
                 raise ValueError(f"extra tensor {key!r} must be named {TRAINING_PREFIX}...")
@@ -168,13 +164,13 @@ class Evaluator:
         write_atomic(path, self.to_bytes(run))
 
 
-def nets_from_bytes(data: bytes, source: str = "<bytes>") -> tuple[dict[str, PhaseNet], dict[str, Any]]:
+def nets_from_bytes(data: bytes, source: str = "<bytes>") -> tuple[dict[str, OutcomeNet], dict[str, Any]]:
     """The phase nets a weights file describes and its header; raises InvalidWeights naming ``source``."""
     header, tensors = decode_weights(data, source)
     return nets_from_weights(header, tensors, source), header
 
 
-def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], source: str) -> dict[str, PhaseNet]:
+def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], source: str) -> dict[str, OutcomeNet]:
     """The phase nets of a decoded weights file; raises InvalidWeights naming ``source``.
 
     The architecture is checked against the tensors in the file before any net is built, so
@@ -192,7 +188,7 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
         raise InvalidWeights(f"{source}: nets {names!r}, expected exactly {list(PHASE_NETS)}")
     if not isinstance(header.get("run", {}), dict):
         raise InvalidWeights(f"{source}: the run record is not a JSON object")
-    nets = {}
+    nets: dict[str, OutcomeNet] = {}
     for name, description in described.items():
         try:
             config = NetConfig.from_json(description)
@@ -211,9 +207,7 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
                     f"{source}: tensor {name}.{key} holds values of magnitude above {MAX_ABS_WEIGHT:g}, "
                     "far beyond a trained net's (its outputs could be NaN)"
                 )
-        net = PhaseNet(config)
-        net.load_state_dict({key: torch.from_numpy(tensors[f"{name}.{key}"].copy()) for key in expected})
-        nets[name] = net
+        nets[name] = FrozenNet(config, {key: tensors[f"{name}.{key}"] for key in expected})
     known = {f"{name}.{key}" for name, net in nets.items() for key in net.config.tensor_shapes()}
     stray = [k for k in tensors if k not in known and not k.startswith(TRAINING_PREFIX)]
     if stray:
@@ -221,15 +215,11 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
     return nets
 
 
-def new_evaluator(hidden: tuple[int, ...] = (128, 64), seed: int = 0, device: str = "cpu") -> Evaluator:
-    """An evaluator with freshly initialised nets (for training)."""
-    torch.manual_seed(seed)
-    nets = {name: PhaseNet(NetConfig(N_INPUTS, hidden)) for name in PHASE_NETS}
-    return Evaluator(nets, device=device)
+def load_evaluator(path: str | Path | None = None, bearoff: bool = True) -> Evaluator:
+    """Load the shipped default weights (or ``path``) as numpy nets; with ``bearoff`` use the exact databases.
 
-
-def load_evaluator(path: str | Path | None = None, device: str = "cpu", bearoff: bool = True) -> Evaluator:
-    """Load the shipped default weights (or ``path``); with ``bearoff`` use the exact databases."""
+    For torch nets on a device (a GPU), pass the result to :func:`nets.model.torch_evaluator`.
+    """
     file = Path(path) if path is not None else DEFAULT_WEIGHTS
     if not file.is_file():
         raise InvalidWeights(f"weights file {str(file)!r} does not exist")
@@ -239,4 +229,4 @@ def load_evaluator(path: str | Path | None = None, device: str = "cpu", bearoff:
         from nets.databases import load_databases
 
         one, two = load_databases()
-    return Evaluator(nets, header, device=device, one_sided=one, two_sided=two)
+    return Evaluator(nets, header, one_sided=one, two_sided=two)

@@ -16,7 +16,7 @@ from engine.errors import InvalidPosition
 from engine.notation import Move
 from engine.position import GamePhase, Position
 from nets.base import BoardEvaluator
-from nets.model import cubeless_equity, flip_probabilities
+from nets.mlp import cubeless_equity, flip_probabilities
 
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0

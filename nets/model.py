@@ -1,76 +1,21 @@
-"""Torch nets giving five consistent outcome probabilities for the side on roll."""
+"""Torch phase nets for training, and the conversions between them and the numpy nets evaluation uses."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
+import numpy as np
 import torch
 from torch import nn
 
-from cube.gamestate import flip_outcomes, outcome_equity
-
-# The evaluator's names for the two outcome operations, which live in cube.gamestate (unchecked
-# variants: the inputs here are the nets' own outputs).
-flip_probabilities = flip_outcomes
-cubeless_equity = outcome_equity
-
-OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-MAX_LAYERS = 4  # hidden layers a net may have
-MAX_WIDTH = 2048  # units in one hidden layer
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Architecture of one phase net: inputs, hidden layer widths."""
-
-    n_inputs: int
-    hidden: tuple[int, ...] = (128, 64)
-
-    def to_json(self) -> dict[str, object]:
-        """JSON-ready description."""
-        d = asdict(self)
-        d["hidden"] = list(self.hidden)
-        return d
-
-    def __post_init__(self) -> None:
-        check_hidden(self.hidden)
-
-    @classmethod
-    def from_json(cls, data: object) -> NetConfig:
-        """Inverse of :meth:`to_json`; raises ValueError on a malformed or oversized description."""
-        if not isinstance(data, dict) or set(data) != {"n_inputs", "hidden"}:
-            raise ValueError(f"architecture {data!r} is not {{'n_inputs': N, 'hidden': [...]}}")
-        n_inputs, hidden = data["n_inputs"], data["hidden"]
-        if not _is_int(n_inputs) or not isinstance(hidden, list) or not all(_is_int(h) for h in hidden):
-            raise ValueError(f"architecture {data!r} must give integer sizes")
-        return cls(n_inputs=n_inputs, hidden=tuple(hidden))
-
-    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
-        """Name and shape of every tensor of a :class:`PhaseNet` with this architecture."""
-        shapes: dict[str, tuple[int, ...]] = {}
-        widths = [self.n_inputs, *self.hidden, len(OUTPUTS)]
-        for layer, (w_in, w_out) in enumerate(zip(widths, widths[1:], strict=False)):
-            shapes[f"body.{2 * layer}.weight"] = (w_out, w_in)
-            shapes[f"body.{2 * layer}.bias"] = (w_out,)
-        return shapes
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_hidden(hidden: tuple[int, ...]) -> tuple[int, ...]:
-    """Return ``hidden`` if it is 1 to MAX_LAYERS widths of 1 to MAX_WIDTH; raises ValueError naming it."""
-    if not 1 <= len(hidden) <= MAX_LAYERS or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden):
-        raise ValueError(f"hidden layers {list(hidden)!r}: give 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}")
-    return hidden
+from nets.encoding import N_INPUTS
+from nets.evaluator import PHASE_NETS, Evaluator
+from nets.mlp import NetConfig, OutcomeNet
 
 
 def consistent_probabilities(logits: torch.Tensor) -> torch.Tensor:
     """Map (n, 5) logits to (n, 5) probabilities with gammon <= win and backgammon <= gammon.
 
-    Chained sigmoids: win, then the gammon share of wins, then the backgammon share of gammons,
-    and the same for losses, so the orderings hold by construction.
+    The torch form of :func:`nets.mlp.consistent_probabilities` (chained sigmoids), differentiable
+    for training.
     """
     s = torch.sigmoid(logits)
     win = s[:, 0]
@@ -98,3 +43,47 @@ class PhaseNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Probabilities (n, 5) for the side on roll."""
         return consistent_probabilities(self.body(x))
+
+    @property
+    def device(self) -> torch.device:
+        """The device holding the net's parameters."""
+        return next(self.parameters()).device
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Float64 (n, 5) probabilities for the side on roll of float32 (n, n_inputs) encoded positions."""
+        with torch.inference_mode():
+            return self(torch.from_numpy(x).to(self.device)).double().cpu().numpy()
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        """Float32 copies of the weights and biases by name (:meth:`NetConfig.tensor_shapes`)."""
+        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self.state_dict().items()}
+
+
+def torch_net(net: OutcomeNet, device: str = "cpu") -> PhaseNet:
+    """A torch net on ``device`` with ``net``'s architecture and weights, in eval mode."""
+    out = PhaseNet(net.config)
+    out.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in net.tensors().items()})
+    return out.to(device).eval()
+
+
+def torch_evaluator(ev: Evaluator, device: str = "cpu") -> Evaluator:
+    """``ev`` with its phase nets as torch nets on ``device`` (same header and databases)."""
+    nets = {name: torch_net(net, device) for name, net in ev.nets.items()}
+    return Evaluator(nets, ev.header, one_sided=ev.one_sided, two_sided=ev.two_sided)
+
+
+def torch_nets(ev: Evaluator) -> dict[str, PhaseNet]:
+    """The evaluator's phase nets, which must be torch nets (a training run's); raises TypeError otherwise."""
+    nets = {}
+    for name, net in ev.nets.items():
+        if not isinstance(net, PhaseNet):
+            raise TypeError(f"net {name!r} is a {type(net).__name__}, not a torch PhaseNet")
+        nets[name] = net
+    return nets
+
+
+def new_evaluator(hidden: tuple[int, ...] = (128, 64), seed: int = 0, device: str = "cpu") -> Evaluator:
+    """An evaluator with freshly initialised torch nets on ``device`` (for training)."""
+    torch.manual_seed(seed)
+    nets = {name: PhaseNet(NetConfig(N_INPUTS, hidden)).to(device).eval() for name in PHASE_NETS}
+    return Evaluator(nets)

@@ -15,7 +15,7 @@ import numpy as np
 from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.lookahead import ROLL_WEIGHTS, best_children, expand_rolls
-from nets.model import cubeless_equity
+from nets.mlp import cubeless_equity
 
 PAIR_WEIGHTS = np.outer(ROLL_WEIGHTS, ROLL_WEIGHTS).ravel()
 

@@ -3,7 +3,8 @@
 The file is an ordinary weights file (any player can load its nets); the run's state rides
 beside the nets as ``train.*`` tensors plus a ``run`` record in the header, so one atomic write
 keeps nets and state consistent even when the process is killed mid-run. Resuming from it
-continues the run bit for bit (same seed and thread count).
+continues the run bit for bit (same seed and thread count). Everything here is numpy: the
+trainer (:mod:`training.td`) turns nets and optimiser state into torch objects and back.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from engine.errors import InvalidWeights
 from nets.evaluator import TRAINING_PREFIX, Evaluator, nets_from_weights
@@ -43,27 +43,28 @@ class RunState:
     rng: dict[str, Any] | None = None  # numpy bit-generator state of the dice stream
     boards: np.ndarray | None = None  # (parallel, 26) int8 in-flight games, side on roll's view
     first: np.ndarray | None = None  # (parallel,) bool: game at its opening roll
-    optimizers: dict[str, dict[str, Any]] | None = None  # torch optimiser state dicts per phase net
+    # torch optimiser state dicts per phase net, with numpy arrays in place of tensors
+    optimizers: dict[str, dict[str, Any]] | None = None
 
 
 def _optimizer_tensors(name: str, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Split a torch optimiser state dict into named arrays and a JSON-ready remainder."""
+    """Split an optimiser state dict (arrays in place of tensors) into named arrays and a JSON-ready remainder."""
     arrays: dict[str, np.ndarray] = {}
     slots: dict[str, list[str]] = {}
     for index, per_param in state["state"].items():
         slots[str(index)] = sorted(per_param)
         for key, value in per_param.items():
-            arrays[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"] = value.detach().cpu().numpy()
+            arrays[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"] = np.asarray(value)
     groups = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()} for g in state["param_groups"]]
     return arrays, {"slots": slots, "param_groups": groups}
 
 
 def _optimizer_state(name: str, record: Any, tensors: dict[str, np.ndarray], source: str) -> dict[str, Any]:
-    """Rebuild a torch optimiser state dict from its JSON record and arrays; raises InvalidWeights."""
+    """Rebuild an optimiser state dict (arrays in place of tensors) from its JSON record; raises InvalidWeights."""
     try:
         state = {
             int(index): {
-                key: torch.from_numpy(tensors[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"].copy()) for key in keys
+                key: tensors[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"].copy() for key in keys
             }
             for index, keys in record["slots"].items()
         }
@@ -94,12 +95,12 @@ def save_checkpoint(path: Path, ev: Evaluator, run: RunState) -> None:
     write_atomic(path, ev.to_bytes(record, extra))
 
 
-def load_checkpoint(path: Path, device: str = "cpu") -> tuple[Evaluator, RunState]:
-    """The nets and run state saved in ``path``; a plain weights file gives a run with no saved state."""
+def load_checkpoint(path: Path) -> tuple[Evaluator, RunState]:
+    """The nets (numpy) and run state saved in ``path``; a plain weights file gives a run with no saved state."""
     source = str(path)
     header, tensors = decode_weights(path.read_bytes(), source)
     nets = nets_from_weights(header, tensors, source)
-    ev = Evaluator(nets, header, device=device)
+    ev = Evaluator(nets, header)
     record = header.get("run", {})
     try:
         progress = TrainState(**record.get("state", {}))

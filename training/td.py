@@ -23,9 +23,10 @@ from engine.batch import children_batch, phases
 from engine.errors import JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
-from nets.evaluator import Evaluator, new_evaluator
+from nets.evaluator import Evaluator
 from nets.lookahead import segment_argmax
-from nets.model import cubeless_equity, flip_probabilities
+from nets.mlp import cubeless_equity, flip_probabilities
+from nets.model import PhaseNet, new_evaluator, torch_evaluator, torch_nets
 from nets.weights import remove_stale_temporaries
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
 from training.config import DEFAULT_HIDDEN, TrainConfig
@@ -51,7 +52,7 @@ def _check_out(out: Path) -> None:
 
 
 def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], str]:
-    """The nets, state and resolved settings to continue ``cfg.out`` from (or start it), and a first line to show.
+    """Torch nets on ``cfg.device``, state and settings to continue ``cfg.out`` from (or start it), and a first line.
 
     Raises JumpgammonError when the options contradict the run saved in ``cfg.out``.
     """
@@ -69,7 +70,8 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             settings,
             f"starting {cfg.out}: nets {list(hidden)}, seed {seed}, target {cfg.games:,} games",
         )
-    ev, run = load_checkpoint(cfg.out, cfg.device)
+    saved_ev, run = load_checkpoint(cfg.out)
+    ev = torch_evaluator(saved_ev, cfg.device)
     saved = run.config
     widths = {name: list(net.config.hidden) for name, net in ev.nets.items()}
     if cfg.hidden is not None and any(h != list(cfg.hidden) for h in widths.values()):
@@ -125,11 +127,11 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     rng = np.random.default_rng(seed if run.rng is None and state.games == 0 else seed + state.games)
     if run.rng is not None:
         rng.bit_generator.state = run.rng
-    params = {name: list(net.parameters()) for name, net in ev.nets.items()}
-    optims = {name: torch.optim.Adam(p, lr=cfg.learning_rate) for name, p in params.items()}
+    nets = torch_nets(ev)
+    optims = {name: torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for name, net in nets.items()}
     if run.optimizers is not None:
         for name, optim in optims.items():
-            optim.load_state_dict(run.optimizers[name])
+            optim.load_state_dict(_torch_optimizer_state(run.optimizers[name]))
             for group in optim.param_groups:
                 group["lr"] = cfg.learning_rate
     n = cfg.parallel_games
@@ -162,7 +164,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
                     rand_pick = offsets[:-1] + (rng.random(n) * sizes).astype(np.int64)
                     pick = np.where(explore, rand_pick, pick)
             targets = flip_probabilities(kid_probs[pick])
-            recent_losses.append(_learn(ev, optims, boards, targets))
+            recent_losses.append(_learn(ev, nets, optims, boards, targets))
             state.steps += 1
             state.positions += n
             nxt = kids[pick].copy()
@@ -183,7 +185,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
                     rng=dict(rng.bit_generator.state),
                     boards=boards,
                     first=first,
-                    optimizers={name: optim.state_dict() for name, optim in optims.items()},
+                    optimizers={name: _numpy_optimizer_state(optim.state_dict()) for name, optim in optims.items()},
                 )
                 save_checkpoint(cfg.out, ev, run)
                 loss = float(np.mean(recent_losses)) if recent_losses else float("nan")
@@ -205,10 +207,26 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     return state
 
 
+def _numpy_optimizer_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A torch optimiser state dict with numpy arrays in place of its tensors (what a checkpoint stores)."""
+    per_param = {index: {k: v.detach().cpu().numpy() for k, v in s.items()} for index, s in state["state"].items()}
+    return {"state": per_param, "param_groups": state["param_groups"]}
+
+
+def _torch_optimizer_state(state: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`_numpy_optimizer_state`: tensors from the checkpoint's arrays."""
+    per_param = {index: {k: torch.from_numpy(v) for k, v in s.items()} for index, s in state["state"].items()}
+    return {"state": per_param, "param_groups": state["param_groups"]}
+
+
 def _learn(
-    ev: Evaluator, optims: Mapping[str, torch.optim.Optimizer], boards: np.ndarray, targets: np.ndarray
+    ev: Evaluator,
+    nets: Mapping[str, PhaseNet],
+    optims: Mapping[str, torch.optim.Optimizer],
+    boards: np.ndarray,
+    targets: np.ndarray,
 ) -> float:
-    """One gradient step per phase net on the positions of its phase; returns the mean loss."""
+    """One gradient step per phase net (``nets``: ``ev``'s torch nets) on the positions of its phase; the mean loss."""
     ph = phases(boards)
     routes = {"contact": ph == GamePhase.CONTACT, "race": ph == GamePhase.RACE}
     if ev.two_sided is None:
@@ -219,10 +237,10 @@ def _learn(
     for name, mask in routes.items():
         if not mask.any():
             continue
-        net = ev.nets[name]
+        net = nets[name]
         net.train()
-        x = torch.from_numpy(encode(boards[mask])).to(ev.device)
-        y = torch.from_numpy(targets[mask].astype(np.float32)).to(ev.device)
+        x = torch.from_numpy(encode(boards[mask])).to(net.device)
+        y = torch.from_numpy(targets[mask].astype(np.float32)).to(net.device)
         pred = net(x)
         loss = torch.nn.functional.mse_loss(pred, y, reduction="sum") / len(boards)
         optims[name].zero_grad()

@@ -68,10 +68,10 @@ import arena.games
 from cli.main import build_parser, main
 from engine import JumpgammonError, MatchState, Position, parse_id_pair
 from engine.errors import InvalidWeights
-from nets import new_evaluator
 from nets.bearoff import read_npz, save_npz
 from nets.encoding import encode
 from nets.evaluator import nets_from_bytes
+from nets.model import new_evaluator
 from nets.weights import MAGIC, MAX_DIMENSION
 from tests.engine.strategies import boards
 from weights import DEFAULT_WEIGHTS, SHIPPED_DIR
@@ -242,9 +242,7 @@ HEADER_START = len(MAGIC) + 8
 HEADER_END = HEADER_START + int.from_bytes(TINY_WEIGHTS[len(MAGIC) : HEADER_START], "little")
 _RACE = np.zeros(26, np.int8)
 _RACE[[3, 5, 8, 12]], _RACE[[14, 20, 23]] = [4, 4, 4, 3], -5  # no contact left: what the race net sees
-PROBE_INPUTS = torch.from_numpy(
-    encode(np.stack([Position.initial().array, Position.initial().flip().array, Position(_RACE).array]))
-)
+PROBE_INPUTS = encode(np.stack([Position.initial().array, Position.initial().flip().array, Position(_RACE).array]))
 
 
 def write_case_files(folder: Path) -> None:
@@ -428,7 +426,7 @@ LOAD_PEAK_BYTES = 32 << 20  # the files are a few kB: a loader allocating more t
 
 @contextlib.contextmanager
 def traced_peak(limit: int) -> Iterator[None]:
-    """Fail if the block's Python and numpy allocations peak above ``limit`` bytes (torch's are not traced)."""
+    """Fail if the block's Python and numpy allocations (the nets' weights included) peak above ``limit`` bytes."""
     tracemalloc.start()
     try:
         yield
@@ -451,11 +449,10 @@ def check_weights_bytes(data: bytes) -> None:
         pytest.fail(f"loading took more than {LOAD_SECONDS} s")
     note("loaded")
     assert isinstance(header, dict) and set(nets) == {"contact", "race"}
-    with torch.inference_mode():
-        for net in nets.values():
-            out = net(PROBE_INPUTS)
-            assert out.shape == (len(PROBE_INPUTS), 5)
-            assert torch.isfinite(out).all() and (out >= 0).all() and (out <= 1).all()
+    for net in nets.values():
+        out = net.probabilities(PROBE_INPUTS)
+        assert out.shape == (len(PROBE_INPUTS), 5)
+        assert np.isfinite(out).all() and (out >= 0).all() and (out <= 1).all()
 
 
 def test_the_valid_tiny_file_loads() -> None:

@@ -18,7 +18,7 @@ import torch
 
 from cli.main import main
 from engine import MatchState, Position
-from nets import new_evaluator
+from nets.model import new_evaluator
 from nets.weights import decode_weights
 from weights import DEFAULT_WEIGHTS
 

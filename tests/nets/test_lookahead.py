@@ -7,8 +7,9 @@ import pytest
 
 from engine import Position
 from nets.databases import load_databases
-from nets.evaluator import Evaluator, new_evaluator
+from nets.evaluator import Evaluator
 from nets.lookahead import ROLL_WEIGHTS, PlyEvaluator, rank_moves
+from nets.model import new_evaluator
 from nets.volatility import PAIR_WEIGHTS, jump_volatility
 
 # Side on roll: one checker on its 6 point; opponent: one checker on its ace point.

@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from engine.errors import InvalidWeights
-from nets.evaluator import Evaluator, load_evaluator, nets_from_bytes, new_evaluator
-from nets.model import NetConfig, PhaseNet
+from nets.evaluator import Evaluator, load_evaluator, nets_from_bytes
+from nets.mlp import NetConfig
+from nets.model import PhaseNet, new_evaluator, torch_nets
 from nets.weights import decode_weights, encode_weights
 
 
@@ -126,7 +127,7 @@ def _header_is(value: Any) -> bytes:
 
 def _poison(value: float) -> bytes:
     ev = new_evaluator(hidden=(8,))
-    first = next(ev.nets["race"].parameters())  # the first layer's weight matrix
+    first = next(torch_nets(ev)["race"].parameters())  # the first layer's weight matrix
     with torch.no_grad():
         first[0, 0] = value
     return ev.to_bytes()

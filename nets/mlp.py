@@ -1,0 +1,158 @@
+"""Phase-net architecture and torch-free inference: a frozen numpy MLP giving five consistent probabilities.
+
+Evaluation runs on :class:`FrozenNet` (numpy, float32 weights), so commands that only evaluate
+never load torch; training uses the torch twin in :mod:`nets.model`. Both satisfy
+:class:`OutcomeNet` and name their tensors alike (``body.0.weight``, ``body.0.bias``, ...), so
+weights files are the same whichever wrote them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+import numpy as np
+
+from cube.gamestate import flip_outcomes, outcome_equity
+
+# The evaluator's names for the two outcome operations, which live in cube.gamestate (unchecked
+# variants: the inputs here are the nets' own outputs).
+flip_probabilities = flip_outcomes
+cubeless_equity = outcome_equity
+
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+MAX_LAYERS = 4  # hidden layers a net may have
+MAX_WIDTH = 2048  # units in one hidden layer
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Architecture of one phase net: inputs, hidden layer widths."""
+
+    n_inputs: int
+    hidden: tuple[int, ...] = (128, 64)
+
+    def to_json(self) -> dict[str, object]:
+        """JSON-ready description."""
+        d = asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+    def __post_init__(self) -> None:
+        check_hidden(self.hidden)
+
+    @classmethod
+    def from_json(cls, data: object) -> NetConfig:
+        """Inverse of :meth:`to_json`; raises ValueError on a malformed or oversized description."""
+        if not isinstance(data, dict) or set(data) != {"n_inputs", "hidden"}:
+            raise ValueError(f"architecture {data!r} is not {{'n_inputs': N, 'hidden': [...]}}")
+        n_inputs, hidden = data["n_inputs"], data["hidden"]
+        if not _is_int(n_inputs) or not isinstance(hidden, list) or not all(_is_int(h) for h in hidden):
+            raise ValueError(f"architecture {data!r} must give integer sizes")
+        return cls(n_inputs=n_inputs, hidden=tuple(hidden))
+
+    def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Name and shape of every tensor of a net with this architecture, in layer order."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        widths = [self.n_inputs, *self.hidden, len(OUTPUTS)]
+        for layer, (w_in, w_out) in enumerate(zip(widths, widths[1:], strict=False)):
+            shapes[f"body.{2 * layer}.weight"] = (w_out, w_in)
+            shapes[f"body.{2 * layer}.bias"] = (w_out,)
+        return shapes
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_hidden(hidden: tuple[int, ...]) -> tuple[int, ...]:
+    """Return ``hidden`` if it is 1 to MAX_LAYERS widths of 1 to MAX_WIDTH; raises ValueError naming it."""
+    if not 1 <= len(hidden) <= MAX_LAYERS or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden):
+        raise ValueError(f"hidden layers {list(hidden)!r}: give 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}")
+    return hidden
+
+
+class OutcomeNet(Protocol):
+    """A phase net as the evaluator uses it, numpy or torch alike."""
+
+    @property
+    def config(self) -> NetConfig: ...
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Float64 (n, 5) probabilities for the side on roll of float32 (n, n_inputs) encoded positions."""
+        ...
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        """Float32 weights and biases by name (:meth:`NetConfig.tensor_shapes`), as a weights file stores them."""
+        ...
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """Logistic function without overflow for logits of any size."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def consistent_probabilities(logits: np.ndarray) -> np.ndarray:
+    """Map (n, 5) logits to float64 (n, 5) probabilities with gammon <= win and backgammon <= gammon.
+
+    Chained sigmoids: win, then the gammon share of wins, then the backgammon share of gammons,
+    and the same for losses, so the orderings hold by construction.
+    """
+    s = _sigmoid(np.asarray(logits, np.float64))
+    out = np.empty_like(s)
+    out[:, 0] = s[:, 0]
+    out[:, 1] = out[:, 0] * s[:, 1]
+    out[:, 2] = out[:, 1] * s[:, 2]
+    out[:, 3] = (1.0 - out[:, 0]) * s[:, 3]
+    out[:, 4] = out[:, 3] * s[:, 4]
+    return out
+
+
+class FrozenNet:
+    """An MLP (ReLU hidden layers) for inference in numpy; weights are float32 and never change."""
+
+    def __init__(self, config: NetConfig, tensors: dict[str, np.ndarray]) -> None:
+        """Raises ValueError unless ``tensors`` holds exactly the float32 tensors ``config`` describes."""
+        shapes = config.tensor_shapes()
+        if set(tensors) != set(shapes):
+            raise ValueError(f"tensors {sorted(tensors)} do not match the architecture's {sorted(shapes)}")
+        for name, shape in shapes.items():
+            found = tensors[name]
+            if found.shape != shape or found.dtype != np.float32:
+                raise ValueError(f"tensor {name} should be float32 {shape}, found {found.dtype} {found.shape}")
+        self._config = config
+        names = list(shapes)
+        # Own read-only copies, (weight transposed, bias) per layer: x @ w.T as a product of C-ordered matrices.
+        self._layers = [
+            (_read_only(np.ascontiguousarray(tensors[w].T)), _read_only(tensors[b].copy()))
+            for w, b in zip(names[::2], names[1::2], strict=True)
+        ]
+
+    @property
+    def config(self) -> NetConfig:
+        """The architecture."""
+        return self._config
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Float64 (n, 5) probabilities for the side on roll of float32 (n, n_inputs) encoded positions."""
+        h = np.asarray(x, np.float32)
+        for weight_t, bias in self._layers[:-1]:
+            h = h @ weight_t
+            h += bias
+            np.maximum(h, 0.0, out=h)
+        weight_t, bias = self._layers[-1]
+        return consistent_probabilities(h @ weight_t + bias)
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        """Float32 weights and biases by name (:meth:`NetConfig.tensor_shapes`), as read-only views."""
+        out = {}
+        for layer, (weight_t, bias) in enumerate(self._layers):
+            out[f"body.{2 * layer}.weight"] = weight_t.T
+            out[f"body.{2 * layer}.bias"] = bias
+        return out
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
