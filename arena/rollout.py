@@ -43,7 +43,6 @@ equity times the cube without a strategy. Money play only.
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -51,10 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from arena.games import Lockstep, Rules
+from arena.workers import worker_pool
 from engine.batch import children_batch, parse_id_pair
 from engine.errors import InvalidSpec, JumpgammonError, NotSupported
 from engine.match import GameState
@@ -62,7 +61,7 @@ from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
-from nets.model import OUTPUTS, cubeless_equity, flip_probabilities
+from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from players.base import Player
 from players.cube import cube_states_for, parse_cube_spec
 from players.specs import make_player
@@ -540,10 +539,9 @@ def blocks_of(config: RolloutConfig, positions: int) -> list[np.ndarray]:
 _WORKER: tuple[Player, Evaluator, list[RolloutStart], RolloutConfig] | None = None
 
 
-def _worker_init(starts: list[RolloutStart], config: RolloutConfig, threads: int) -> None:
+def _worker_init(starts: list[RolloutStart], config: RolloutConfig) -> None:
     """Build the player once per worker process."""
     global _WORKER
-    torch.set_num_threads(threads)
     player, evaluator = build_player(config)
     _WORKER = (player, evaluator, starts, config)
 
@@ -593,9 +591,7 @@ def run_rollouts(
     player, evaluator = build_player(config)  # a bad spec or weights file fails before any trial
     blocks = blocks_of(config, len(starts))
     running = _Running(len(starts))
-    bar = tqdm(
-        total=config.trials * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1
-    )
+    bar = tqdm(total=config.trials * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1)
 
     def on_finished(pos: np.ndarray, equity: np.ndarray) -> None:
         running.add(pos, equity)
@@ -629,14 +625,9 @@ def _played_blocks(
         for trials in blocks:
             yield roll_out_block(player, evaluator, starts, config, trials, on_finished)
         return
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    # spawn, not fork: torch and numba thread pools do not survive a fork safely.
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(min(workers, len(blocks)), initializer=_worker_init, initargs=(starts, config, threads)) as pool:
+    with worker_pool(min(workers, len(blocks)), _worker_init, (starts, config)) as pool:
         for part in pool.imap_unordered(_worker_block, blocks):
-            headline = (
-                part.cubeful - part.cubeful_luck if config.cubeful else cubeless_equity(part.outcome - part.luck)
-            )
+            headline = part.cubeful - part.cubeful_luck if config.cubeful else cubeless_equity(part.outcome - part.luck)
             on_finished(part.position, headline)
             yield part
 

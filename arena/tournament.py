@@ -9,11 +9,8 @@ cancels within a pair and the pairs are independent).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import multiprocessing as mp
-import os
 import socket
 import sys
 import time
@@ -27,6 +24,7 @@ from tqdm import tqdm
 
 from arena import ledger
 from arena.games import BlockResult, Rules, play_block
+from arena.workers import worker_pool
 from engine.errors import InvalidSpec
 from nets.weights import write_atomic
 from players.base import Player
@@ -234,31 +232,9 @@ def _local_blocks(
 def _pool_blocks(
     cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]
 ) -> Iterator[BlockResult]:
-    # spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely.
-    ctx = mp.get_context("spawn")
     jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in todo]
-    # The workers share the cores, so each multiplies its matrices on one thread; OpenBLAS reads
-    # this when a worker imports numpy, and the workers inherit the environment they start with.
-    with (
-        _environment(OPENBLAS_NUM_THREADS="1"),
-        ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b)) as pool,
-    ):
+    with worker_pool(workers, _worker_init, (cfg.a, cfg.b)) as pool:
         yield from pool.imap_unordered(_worker_block, jobs)
-
-
-@contextlib.contextmanager
-def _environment(**values: str) -> Iterator[None]:
-    """Set environment variables for the duration of the block, restoring the previous values afterwards."""
-    previous = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:

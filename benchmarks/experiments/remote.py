@@ -243,7 +243,7 @@ def plot_jumps(t: Trajectories, path: Path) -> bool:
         return False
     jumps, race, _ = filtered_jumps(t, every=True)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    bins = np.linspace(-1, 1, 81)
+    bins = [float(v) for v in np.linspace(-1, 1, 81)]
     for mask, name, paper in ((~race, "contact", PAPER["contact"]), (race, "race", PAPER["race"])):
         part = jumps[mask]
         label = f"{name}: {len(part):,} states, mean |jump| {np.abs(part).mean():.3f} (paper {paper})"

@@ -13,8 +13,6 @@ the same command and plays only what is missing.
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from tqdm import tqdm
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.games import BlockResult, play_block
 from arena.tournament import BLOCK_PAIRS, pair_points_of
+from arena.workers import worker_pool
 from players.base import Player
 
 GAMES_PER_BLOCK = 2 * BLOCK_PAIRS
@@ -122,18 +121,8 @@ def _blocks(jobs: list[tuple[int, str, str, str, int, int, int]], workers: int) 
     if workers == 1:
         yield from map(_play, jobs)
         return
-    # One BLAS and numba thread per worker: the workers already fill the cores.
-    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")}
-    os.environ.update({k: "1" for k in saved})
-    try:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            yield from pool.imap_unordered(_play, jobs)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with worker_pool(workers) as pool:
+        yield from pool.imap_unordered(_play, jobs)
 
 
 def play_points(
