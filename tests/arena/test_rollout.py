@@ -24,7 +24,7 @@ from engine import MatchState, Position
 from engine.errors import InvalidPositionId, InvalidSpec, NotSupported
 from nets.bearoff import load_two_sided
 from nets.evaluator import Evaluator, load_evaluator
-from nets.model import cubeless_equity
+from nets.mlp import cubeless_equity
 from players.base import Player
 from players.random_player import RandomPlayer
 

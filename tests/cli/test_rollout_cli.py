@@ -9,7 +9,7 @@ import pytest
 
 from cli.main import main
 from engine import MatchState
-from nets.model import OUTPUTS
+from nets.mlp import OUTPUTS
 
 START = "4HPwATDgc/ABMA"
 SCORED = f"{START}:{MatchState(match_length=7, score=(2, 3)).id}"
