@@ -154,10 +154,15 @@ def test_two_workers_give_the_result_of_one() -> None:
     config = RolloutConfig(trials=72, truncate=4, cubeful=True, block_rows=48)
     one = run_rollouts(starts, config, workers=1, progress=False)
     two = run_rollouts(starts, config, workers=2, progress=False)
+    # Same games (the integer records are equal); the float values may differ in the last bits of float32,
+    # because a worker multiplies its matrices on one BLAS thread and the parent on several.
     for a, b in zip(one, two, strict=True):
-        for name in ("trial", "outcome", "luck", "cubeful", "cubeful_luck", "plies", "doubles", "passes"):
+        for name in ("trial", "plies", "doubles", "passes"):
             assert np.array_equal(getattr(a.outcomes, name), getattr(b.outcomes, name)), name
-        assert a.to_json() == b.to_json()
+        for name in ("outcome", "luck", "cubeful", "cubeful_luck"):
+            assert np.allclose(getattr(a.outcomes, name), getattr(b.outcomes, name), rtol=0, atol=1e-6), name
+        assert a.estimate.equity == pytest.approx(b.estimate.equity, abs=1e-6)
+        assert a.estimate.cubeful_equity == pytest.approx(b.estimate.cubeful_equity, abs=1e-6)
 
 
 def test_the_block_size_does_not_change_a_bearoff_rollout() -> None:
