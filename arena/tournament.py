@@ -233,10 +233,12 @@ def _pool_blocks(
     # spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely.
     ctx = mp.get_context("spawn")
     jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in todo]
-    # The workers share the cores, so each multiplies its matrices on one thread; OpenBLAS reads
-    # this when a worker imports numpy, and the workers inherit the environment they start with.
+    # The workers share the cores: each gets its share of numba's threads (the encoding and the nets)
+    # and one OpenBLAS thread. Both libraries read these when a worker imports them, and the workers
+    # inherit the environment they start with.
+    threads = max(1, (os.cpu_count() or 1) // workers)
     with (
-        _environment(OPENBLAS_NUM_THREADS="1"),
+        _environment(NUMBA_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1"),
         ctx.Pool(workers, initializer=_worker_init, initargs=(cfg.a, cfg.b)) as pool,
     ):
         yield from pool.imap_unordered(_worker_block, jobs)
