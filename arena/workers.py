@@ -1,4 +1,4 @@
-"""Worker process pools for blocks of games: spawned, one BLAS thread each."""
+"""Worker process pools for blocks of games: spawned, sharing the cores, one BLAS thread each."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
 from typing import Any
 
-# Variables that size a worker's thread pools; the workers already share the cores among themselves.
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+def worker_threads(workers: int) -> dict[str, str]:
+    """Environment sizing one worker's thread pools: its share of the cores for numba, one BLAS thread.
+
+    numba runs the encoding and the nets' layers; OpenBLAS's spinning threads would only steal
+    cycles from numba's, so each worker multiplies on one thread.
+    """
+    share = max(1, (os.cpu_count() or 1) // max(1, workers))
+    return {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": str(share)}
 
 
 @contextlib.contextmanager
@@ -32,11 +39,14 @@ def scoped_environment(**values: str) -> Iterator[None]:
 def worker_pool(
     workers: int, initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = ()
 ) -> Iterator[Pool]:
-    """A pool of ``workers`` spawned processes, each multiplying matrices on one thread.
+    """A pool of ``workers`` spawned processes sharing the cores (see ``worker_threads``).
 
-    Spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely. OpenBLAS
-    reads its thread count when a worker imports numpy, and workers inherit the environment they
+    Spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely. Both read
+    their thread counts when a worker imports them, and workers inherit the environment they
     start with, so it is set while the pool starts.
     """
-    with scoped_environment(**ONE_THREAD), mp.get_context("spawn").Pool(workers, initializer, initargs) as pool:
+    with (
+        scoped_environment(**worker_threads(workers)),
+        mp.get_context("spawn").Pool(workers, initializer, initargs) as pool,
+    ):
         yield pool

@@ -1,9 +1,14 @@
-"""Phase-net architecture and torch-free inference: a frozen numpy MLP giving five consistent probabilities.
+"""Phase-net architecture and torch-free inference: a frozen MLP giving five consistent probabilities.
 
-Evaluation runs on :class:`FrozenNet` (numpy, float32 weights), so commands that only evaluate
-never load torch; training uses the torch twin in :mod:`nets.model`. Both satisfy
+Evaluation runs on :class:`FrozenNet` (float32 weights, a compiled layer kernel), so commands that
+only evaluate never load torch; training uses the torch twin in :mod:`nets.model`. Both satisfy
 :class:`OutcomeNet` and name their tensors alike (``body.0.weight``, ``body.0.bias``, ...), so
 weights files are the same whichever wrote them.
+
+The layers are numba loops rather than BLAS matrix products: they skip the inputs that are zero
+(about 84% of the encoded units, and the units a ReLU cut), which makes them about twice as fast
+as OpenBLAS here, and they run on numba's threads like the encoding, so no second thread pool
+spins against it for the two cores.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Protocol
 
 import numpy as np
+from numba import njit, prange
 
 from cube.gamestate import flip_outcomes, outcome_equity
 
@@ -109,8 +115,29 @@ def consistent_probabilities(logits: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, parallel=True, fastmath=True)
+def _dense(x: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
+    """``x @ weight_t + bias`` (float32, ReLU applied if ``relu``), one row per thread, zero inputs skipped."""
+    n, n_in = x.shape
+    n_out = weight_t.shape[1]
+    out = np.empty((n, n_out), np.float32)
+    for r in prange(n):
+        row = out[r]
+        row[:] = bias
+        for k in range(n_in):
+            v = x[r, k]
+            if v != 0.0:
+                for j in range(n_out):
+                    row[j] += v * weight_t[k, j]
+        if relu:
+            for j in range(n_out):
+                if row[j] < 0.0:
+                    row[j] = 0.0
+    return out
+
+
 class FrozenNet:
-    """An MLP (ReLU hidden layers) for inference in numpy; weights are float32 and never change."""
+    """An MLP (ReLU hidden layers) for inference without torch; weights are float32 and never change."""
 
     def __init__(self, config: NetConfig, tensors: dict[str, np.ndarray]) -> None:
         """Raises ValueError unless ``tensors`` holds exactly the float32 tensors ``config`` describes."""
@@ -123,7 +150,7 @@ class FrozenNet:
                 raise ValueError(f"tensor {name} should be float32 {shape}, found {found.dtype} {found.shape}")
         self._config = config
         names = list(shapes)
-        # Own read-only copies, (weight transposed, bias) per layer: x @ w.T as a product of C-ordered matrices.
+        # Own read-only copies, (weight transposed, bias) per layer: row k of w.T holds input k's weights.
         self._layers = [
             (_read_only(np.ascontiguousarray(tensors[w].T)), _read_only(tensors[b].copy()))
             for w, b in zip(names[::2], names[1::2], strict=True)
@@ -136,13 +163,11 @@ class FrozenNet:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Float64 (n, 5) probabilities for the side on roll of float32 (n, n_inputs) encoded positions."""
-        h = np.asarray(x, np.float32)
-        for weight_t, bias in self._layers[:-1]:
-            h = h @ weight_t
-            h += bias
-            np.maximum(h, 0.0, out=h)
-        weight_t, bias = self._layers[-1]
-        return consistent_probabilities(h @ weight_t + bias)
+        h = np.ascontiguousarray(x, np.float32)
+        last = len(self._layers) - 1
+        for layer, (weight_t, bias) in enumerate(self._layers):
+            h = _dense(h, weight_t, bias, layer < last)
+        return consistent_probabilities(h)
 
     def tensors(self) -> dict[str, np.ndarray]:
         """Float32 weights and biases by name (:meth:`NetConfig.tensor_shapes`), as read-only views."""

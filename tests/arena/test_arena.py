@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -190,7 +191,11 @@ def test_saved_games_replay_move_by_move(tmp_path: Path) -> None:
             assert game["points"] == cube * result_multipliers(position.array[None])[0]
 
 
-def test_workers_give_the_same_games_as_one_process() -> None:
+def test_workers_give_the_same_games_as_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The workers start with their own thread settings; the caller's environment is left as it was.
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    environment = dict(os.environ)
     cfg = TournamentConfig(
         PlayerSpec("net@0", "janowski:0.7"),
         PlayerSpec("pubeval"),
@@ -205,6 +210,7 @@ def test_workers_give_the_same_games_as_one_process() -> None:
     for x, y in zip(blocks_one, blocks_two, strict=True):
         assert np.array_equal(x.points_seat0, y.points_seat0) and np.array_equal(x.final_cube, y.final_cube)
     assert one.ppg == two.ppg and one.se == two.se and one.a == two.a
+    assert dict(os.environ) == environment
 
 
 def test_ray_local_mode_gives_the_same_games() -> None:
