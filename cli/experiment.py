@@ -35,10 +35,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int_range(2), default=100_000, help="remote: self-play games (default 100,000)")
     p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
+    p.add_argument(
+        "--curves",
+        type=_curve_names,
+        default=(),
+        help="comma-separated curves to play and report (jump: linear,nonlinear,numerical; default all)",
+    )
     p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
     add_json_argument(p)
     p.set_defaults(func=run)
+
+
+def _curve_names(text: str) -> tuple[str, ...]:
+    """The curve names in a comma-separated list (checked against the experiment later)."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected comma-separated curve names, got {text!r}")
+    return names
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
     )
     folder = args.out / args.name
+    if args.curves and args.name == "remote":
+        raise ValueError("--curves applies to the janowski and jump sweeps, not remote")
     if args.name == "remote":
         remote = run_remote(folder, args.games, args.seed, progress=not args.json)
         if args.json:
@@ -65,7 +81,15 @@ def run(args: argparse.Namespace) -> int:
                 )
         print(f"implied Janowski x: {json.dumps(remote['implied_janowski_x'])}")
         return 0
-    result = run_sweep(args.name, folder, settings, degree=args.degree, progress=not args.json, play=not args.report)
+    result = run_sweep(
+        args.name,
+        folder,
+        settings,
+        degree=args.degree,
+        progress=not args.json,
+        play=not args.report,
+        only=args.curves,
+    )
     if args.json:
         print(json.dumps(result))
         return 0

@@ -45,14 +45,23 @@ class Curve:
     spec: Callable[[float], str]
 
 
-def curves(experiment: str) -> list[Curve]:
-    """The families an experiment sweeps (``janowski`` or ``jump``)."""
+def curves(experiment: str, only: tuple[str, ...] = ()) -> list[Curve]:
+    """The families an experiment sweeps (``janowski`` or ``jump``), all of them or those named in ``only``.
+
+    Raises ValueError naming a curve in ``only`` that the experiment does not have.
+    """
     if experiment == "janowski":
-        return [Curve("janowski", "x", JANOWSKI_XS, lambda x: f"janowski:{x:g}")]
-    return [
-        Curve(approx, "alpha", JUMP_ALPHAS, lambda a, approx=approx: f"jump:{a:g}:{approx}")  # type: ignore[misc]
-        for approx in JUMP_APPROXIMATIONS
-    ]
+        every = [Curve("janowski", "x", JANOWSKI_XS, lambda x: f"janowski:{x:g}")]
+    else:
+        every = [
+            Curve(approx, "alpha", JUMP_ALPHAS, lambda a, approx=approx: f"jump:{a:g}:{approx}")  # type: ignore[misc]
+            for approx in JUMP_APPROXIMATIONS
+        ]
+    names = [c.name for c in every]
+    for name in only:
+        if name not in names:
+            raise ValueError(f"curve {name!r}: experiment {experiment} has {', '.join(names)}")
+    return [c for c in every if not only or c.name in only]
 
 
 def run_sweep(
@@ -62,18 +71,23 @@ def run_sweep(
     degree: int = 2,
     progress: bool = True,
     play: bool = True,
+    only: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Play every point of ``experiment`` to the SE target, fit each curve, write result.json, pairs.npz, plot.png.
 
-    With ``play`` False nothing is played: the result is what the ledgers hold so far.
+    With ``play`` False nothing is played: the result is what the ledgers hold so far. ``only``
+    names the curves to play (all by default); the others are reported from their ledgers where
+    every point has one, and left out of the result where not.
     """
     out.mkdir(parents=True, exist_ok=True)
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    wanted = {curve.name for curve in curves(experiment, only)}
     plan: list[tuple[Curve, list[PointSpec | str]]] = []
     to_play: list[PointSpec] = []
+    to_report: list[PointSpec] = []
     for curve in curves(experiment):
         row: list[PointSpec | str] = []
         for value in curve.values:
@@ -82,11 +96,17 @@ def run_sweep(
             if spec == REFERENCE:
                 row.append(label)  # the reference itself: exactly 0, no games
                 continue
-            point = PointSpec(label, spec, REFERENCE, out / f"{spec.replace(':', '_')}.ledger.jsonl")
-            row.append(point)
-            to_play.append(point)
+            row.append(PointSpec(label, spec, REFERENCE, out / f"{spec.replace(':', '_')}.ledger.jsonl"))
+        specs = [p for p in row if isinstance(p, PointSpec)]
+        if curve.name in wanted:
+            to_play.extend(specs)
+        elif all(p.ledger.exists() for p in specs):
+            to_report.extend(specs)  # a curve not played this time is still reported from its ledgers
+        else:
+            continue
         plan.append((curve, row))
     played = dict(zip(to_play, play_points(to_play, settings, progress, log, play), strict=True))
+    played.update(zip(to_report, play_points(to_report, settings, progress, log, play=False), strict=True))
     families: list[tuple[Curve, list[PointResult], Optimum]] = []
     for curve, row in plan:
         points = [played[p] if isinstance(p, PointSpec) else identical_point(p, REFERENCE) for p in row]

@@ -87,6 +87,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["janowski", "--min-games", "10"],
         ["janowski", "--min-games", "1024", "--max-games", "512"],
         ["jump", "--degree", "9"],
+        ["jump", "--curves", "bogus", "--report"],
+        ["jump", "--curves", "linear,,numerical"],
+        ["janowski", "--curves", "linear", "--report"],
+        ["remote", "--curves", "linear"],
     ],
 )
 def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:
