@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 from benchmarks.experiments.cube_sweeps import run_sweep
+from benchmarks.experiments.ladder import run_ladder
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from cli.common import add_json_argument, float_range, int_range
 
-EXPERIMENTS = ("janowski", "jump", "remote")
+EXPERIMENTS = ("janowski", "jump", "remote", "ladder")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
@@ -24,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "janowski: Janowski x from 0.50 to 0.90 against x = 0.70; jump: constant jump volatility (linear, "
             "nonlinear, numerical) against Janowski x = 0.70. Each point is played until its standard error "
             "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes. "
-            "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable)."
+            "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable). "
+            "ladder: the shipped net at 0 and 2 ply against pubeval and GNU Backgammon 0-ply, cubeless and "
+            "cubeful (--games for 0-ply rows, --games-deep for 2-ply rows; one ledger per row, resumable)."
         ),
     )
     p.add_argument("name", choices=EXPERIMENTS)
@@ -32,14 +35,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--se", type=float_range(0.0, 1.0, low_open=True), default=0.003, help="SE target per point (ppg)")
     p.add_argument("--min-games", type=int_range(GAMES_PER_BLOCK), default=8 * GAMES_PER_BLOCK)
     p.add_argument("--max-games", type=int_range(GAMES_PER_BLOCK), default=400 * GAMES_PER_BLOCK)
-    p.add_argument("--games", type=int_range(2), default=100_000, help="remote: self-play games (default 100,000)")
+    p.add_argument(
+        "--games",
+        type=int_range(2),
+        default=None,
+        help="remote: self-play games (default 100,000); ladder: games of each 0-ply row (default 20,000)",
+    )
+    p.add_argument(
+        "--games-deep", type=int_range(2), default=2_000, help="ladder: games of each 2-ply row (default 2,000)"
+    )
     p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument(
         "--curves",
         type=_curve_names,
         default=(),
-        help="comma-separated curves to play and report (jump: linear,nonlinear,numerical; default all)",
+        help=(
+            "comma-separated curves to play (jump: linear,nonlinear,numerical) or ladder rows (see --help of "
+            "the ladder's result); default all"
+        ),
     )
     p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
@@ -67,8 +81,31 @@ def run(args: argparse.Namespace) -> int:
     folder = args.out / args.name
     if args.curves and args.name == "remote":
         raise ValueError("--curves applies to the janowski and jump sweeps, not remote")
+    if args.name == "ladder":
+        games = args.games if args.games is not None else 20_000
+        ladder = run_ladder(
+            folder,
+            args.seed,
+            games,
+            args.games_deep,
+            workers=args.workers,
+            only=args.curves,
+            play=not args.report,
+            progress=not args.json,
+        )
+        if args.json:
+            print(json.dumps(ladder))
+            return 0
+        for row in ladder["rows"]:
+            measured = f"{row['ppg']:+.3f} ppg, SE {row['se']:.3f}" if row.get("se") is not None else "nothing played"
+            note = f"  ({row['skipped']})" if "skipped" in row else ""
+            print(f"{row['name']:<24} {measured:<26} {row['games']:>7,} games{note}")
+        print(f"result.json and plot.png in {folder}")
+        return 0
     if args.name == "remote":
-        remote = run_remote(folder, args.games, args.seed, progress=not args.json)
+        remote = run_remote(
+            folder, args.games if args.games is not None else 100_000, args.seed, progress=not args.json
+        )
         if args.json:
             print(json.dumps(remote))
             return 0

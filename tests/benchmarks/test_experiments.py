@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.experiments.fit import fit_optimum
+from benchmarks.experiments.ladder import run_ladder, select_rungs
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
 
 NEXT_GAMES_CASES = [
@@ -136,3 +137,31 @@ def test_a_self_play_batch_is_the_same_games_whenever_played() -> None:
     assert all(np.array_equal(x, y) for x, y in zip(a.p, b.p, strict=True))
     assert np.array_equal(a.points_seat0, b.points_seat0) and (np.abs(a.points_seat0) >= 1).all()
     assert all(x[-1] in (0.0, 1.0) for x in a.p)  # every game ends in its exact result
+
+
+# --- experiment 6: the strength ladder ---------------------------------------------------------------
+
+
+def test_ladder_rows_resume_and_report_from_their_ledgers(tmp_path: Path) -> None:
+    played = run_ladder(tmp_path, seed=5, games=8, games_deep=2, only=("net@0-pubeval",), progress=False)
+    (row,) = played["rows"]
+    assert row["games"] == 8 and row["se"] is not None and row["se"] > 0
+    reported = run_ladder(tmp_path, seed=5, games=8, games_deep=2, only=("net@0-pubeval",), play=False)
+    assert reported["rows"][0]["ppg"] == row["ppg"] and reported["rows"][0]["games"] == 8
+    nothing = run_ladder(tmp_path, seed=5, games=8, games_deep=2, only=("net@2-pubeval",), play=False)
+    assert nothing["rows"][0]["games"] == 0 and nothing["rows"][0]["ppg"] is None
+
+
+@pytest.mark.parametrize("names", [("nosuch",), ("net@0-pubeval", "net@3-pubeval")])
+def test_unknown_ladder_rows_are_named(names: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match=names[-1]):
+        select_rungs(names)
+
+
+def test_ladder_rows_cover_both_depths_both_opponents_and_both_cube_modes() -> None:
+    rows = select_rungs()
+    combos = {(r.a.spec, r.b.spec, r.cubeful) for r in rows}
+    for net in ("net@0", "net@2"):
+        for opponent in ("pubeval", "gnubg@0"):
+            assert {(net, opponent, False), (net, opponent, True)} <= combos
+    assert all(r.deep == r.a.spec.startswith("net@2") for r in rows)
