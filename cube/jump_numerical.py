@@ -49,7 +49,7 @@ from cube.jump_linear import evaluate, linear_pieces
 from cube.points import Curve, DecisionPoints, EquityCurves, find_decision_points
 from cube.states import CubeState
 
-__all__ = ["NumericalSolution", "one_step", "solve", "solve_cached"]
+__all__ = ["NumericalSolution", "StepKernel", "one_step", "solve", "solve_cached", "step_kernel"]
 
 DEFAULT_N = 200
 _MAX_ITER = 60
@@ -90,6 +90,43 @@ def _kernel(grid: FloatArray, kind: str, alpha: FloatArray | float, rows: FloatA
     return K, cL, kL, cW, kW
 
 
+@dataclass(frozen=True)
+class StepKernel:
+    """Weights of one jump from each of ``n`` points: E[Ê(P + J)] = K @ Ê + end-node extrapolation terms.
+
+    The weights depend on the points, the volatilities and the grid only, so one kernel serves
+    every nodal equity on that grid (every cube state, every (W, L) corner of a table).
+    """
+
+    # Interior weights (n, N + 1), then the extrapolation integrals I_L (times nodes 1 and 0) and
+    # I_W (times nodes N - 1 and N) of the paper's App. 2.
+    weights: FloatArray
+    below_1: FloatArray
+    below_0: FloatArray
+    above_n1: FloatArray
+    above_n: FloatArray
+
+    def take(self, rows: np.ndarray) -> StepKernel:
+        """The kernel of the points selected by ``rows`` (an index or boolean mask)."""
+        return StepKernel(
+            self.weights[rows], self.below_1[rows], self.below_0[rows], self.above_n1[rows], self.above_n[rows]
+        )
+
+    def apply(self, hat_nodes: FloatArray, ext_nodes: FloatArray | None = None) -> FloatArray:
+        """E[Ê(P + J)] at each point (same units as ``hat_nodes``); ``ext_nodes`` as in :func:`one_step`."""
+        ext = hat_nodes if ext_nodes is None else ext_nodes
+        N = len(hat_nodes) - 1
+        out = self.weights @ hat_nodes + self.below_1 * ext[1] + self.below_0 * ext[0]
+        return out + self.above_n1 * ext[N - 1] + self.above_n * ext[N]
+
+
+def step_kernel(grid: FloatArray, P: ArrayLike, kind: str, alpha: ArrayLike) -> StepKernel:
+    """The one-jump kernel at the points ``P`` (flattened) with volatility ``alpha`` (scalar or one per point)."""
+    flat = np.atleast_1d(np.asarray(P, dtype=np.float64)).ravel()
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), np.shape(P)).ravel()
+    return StepKernel(*_kernel(grid, kind, a, flat))
+
+
 def one_step(
     hat_nodes: FloatArray,
     grid: FloatArray,
@@ -104,15 +141,8 @@ def one_step(
     1 use the linear extrapolation through the end nodes of ``ext_nodes`` (default Ê); the
     paper extrapolates the equity E itself (pass it to reproduce the solver exactly).
     """
-    ext = hat_nodes if ext_nodes is None else ext_nodes
-    P_ = np.asarray(P, dtype=np.float64)
-    flat = np.atleast_1d(P_).ravel()
-    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), P_.shape).ravel()
-    K, cL, kL, cW, kW = _kernel(grid, kind, a, flat)
-    N = len(grid) - 1
-    out = K @ hat_nodes + cL * ext[1] + kL * ext[0]
-    out = out + cW * ext[N - 1] + kW * ext[N]
-    return out.reshape(P_.shape)
+    shape = np.shape(P)
+    return step_kernel(grid, P, kind, alpha).apply(hat_nodes, ext_nodes).reshape(shape)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from cube.gamestate import win_loss_values
 from cube.janowski import JanowskiModel
 from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
-from cube.jump_numerical import DEFAULT_N, NumericalSolution, one_step, solve
+from cube.jump_numerical import DEFAULT_N, NumericalSolution, StepKernel, solve, step_kernel
 from cube.states import CubeAction, CubeResponse, CubeState
 from cube.volatility import local_volatility
 
@@ -424,6 +424,11 @@ class _NumericalTable:
         tl = np.clip(fl - j0, 0.0, 1.0)
         keys = (*CubeState, "owned_doubled", "unavailable_doubled")
         out = {k: np.zeros_like(P) for k in keys}
+        # One jump's kernel depends on P, the local volatility and the grid (the same at every
+        # corner), not on (W, L): computed once here, it serves all four corners and three states.
+        kernel = None
+        if local_alpha is not None:
+            kernel = step_kernel(np.linspace(0.0, 1.0, self.N + 1), P, self.distribution, local_alpha)
         for di in (0, 1):
             for dj in (0, 1):
                 wgt = (tw if di else 1.0 - tw) * (tl if dj else 1.0 - tl)
@@ -433,29 +438,28 @@ class _NumericalTable:
                     if not np.any(sel):
                         continue
                     sol = self.corner(int(key[0]), int(key[1]))
-                    vals = self._at(sol, P[sel], None if local_alpha is None
-                                    else local_alpha[sel], jacoby)
+                    vals = self._at(sol, P[sel], None if kernel is None else kernel.take(sel), jacoby)
                     for k in keys:
                         out[k][sel] += wgt[sel] * vals[k]
         return out
 
     @staticmethod
-    def _at(sol: NumericalSolution, P: FloatArray, la: FloatArray | None, jacoby: bool
+    def _at(sol: NumericalSolution, P: FloatArray, kernel: StepKernel | None, jacoby: bool
             ) -> dict[str, FloatArray]:
+        """Equities at ``P`` from one corner's solution; with a local-volatility ``kernel``, one local jump first."""
         g = sol.grid
         od = np.interp(P, g, sol.owned)
         ud = np.interp(P, g, sol.unavailable)
-        if la is None:
+        if kernel is None:
             cen = sol.centered_jacoby if jacoby else sol.centered
             return {CubeState.CENTERED: np.interp(P, g, cen), CubeState.OWNED: od,
                     CubeState.UNAVAILABLE: ud, "owned_doubled": od, "unavailable_doubled": ud}
         hc = sol.hat_centered_jacoby if jacoby else sol.hat_centered
         ec = sol.centered_jacoby if jacoby else sol.centered
-        kind = sol.distribution
         return {
-            CubeState.CENTERED: one_step(hc, g, P, kind, la, ec),
-            CubeState.OWNED: one_step(sol.hat_owned, g, P, kind, la, sol.owned),
-            CubeState.UNAVAILABLE: one_step(sol.hat_unavailable, g, P, kind, la, sol.unavailable),
+            CubeState.CENTERED: kernel.apply(hc, ec),
+            CubeState.OWNED: kernel.apply(sol.hat_owned, sol.owned),
+            CubeState.UNAVAILABLE: kernel.apply(sol.hat_unavailable, sol.unavailable),
             "owned_doubled": od,
             "unavailable_doubled": ud,
         }

@@ -10,11 +10,16 @@ Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped
 lookahead is run only where it can change the decision: the decision is first taken at a
 ladder of volatilities spanning every value the lookahead can return (from nearly 0 to the
 strategy's cap); where all of them agree, that is the decision, and only the rest get a
-lookahead, batched across every game that needs one at that turn.
+lookahead, batched across every game that needs one at that turn. A board met again (the two
+games of a mirrored pair walk the same positions until their cube decisions part, and a
+player asked both its own and its opponent's questions meets each position twice) reuses its
+volatility: the lookahead runs once per distinct board, and a bounded cache remembers the
+volatilities of recent boards.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,6 +43,8 @@ from engine.errors import InvalidSpec
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
 # strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
+# Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
+VOLATILITY_CACHE_SIZE = 65_536
 APPROXIMATIONS = ("linear", "nonlinear", "numerical")
 
 
@@ -110,6 +117,9 @@ class CubeDecider:
 
     ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth;
     ``lookahead(boards)`` gives (n, 441, 5) two-roll outcomes, for local volatility.
+    ``decisions`` counts the positions judged, ``lookaheads`` those whose decision needed a
+    local volatility, and ``lookaheads_run`` the lookaheads actually run (distinct boards not
+    in the cache).
     """
 
     def __init__(
@@ -117,6 +127,7 @@ class CubeDecider:
         strategy: CubeStrategy,
         probabilities: Callable[[np.ndarray], np.ndarray],
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
+        cache_size: int = VOLATILITY_CACHE_SIZE,
     ) -> None:
         if strategy.needs_local_volatility and lookahead is None:
             raise InvalidSpec(f"cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks")
@@ -125,6 +136,9 @@ class CubeDecider:
         self.lookahead = lookahead
         self.decisions = 0
         self.lookaheads = 0
+        self.lookaheads_run = 0
+        self._cache_size = cache_size
+        self._volatility: OrderedDict[bytes, float] = OrderedDict()
 
     def decide(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> CubeDecisions:
         """Decisions for boards seen by the side on roll with the given :class:`CubeState` values."""
@@ -149,12 +163,33 @@ class CubeDecider:
         open_ = np.flatnonzero(~settled)
         alpha = np.full(len(boards), GATE_ALPHAS[0])
         if len(open_):
-            assert self.lookahead is not None
-            outcomes = self.lookahead(boards[open_])
             self.lookaheads += len(open_)
-            alpha[open_] = local_volatility(outcomes[:, :, 0])
+            alpha[open_] = self._local_volatilities(boards[open_])
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
         return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
+
+
+    def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
+        """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache."""
+        keys = [row.tobytes() for row in np.ascontiguousarray(boards, dtype=np.int8)]
+        missing: dict[bytes, int] = {}
+        for k, key in enumerate(keys):
+            if key not in self._volatility and key not in missing:
+                missing[key] = k
+        if missing:
+            assert self.lookahead is not None
+            rows = list(missing.values())
+            found = local_volatility(self.lookahead(boards[rows])[:, :, 0])
+            self.lookaheads_run += len(rows)
+            for key, value in zip(missing, found, strict=True):
+                self._volatility[key] = float(value)
+        out = np.empty(len(keys))
+        for k, key in enumerate(keys):
+            out[k] = self._volatility[key]
+            self._volatility.move_to_end(key)
+        while len(self._volatility) > self._cache_size:
+            self._volatility.popitem(last=False)
+        return out
 
 
 def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:

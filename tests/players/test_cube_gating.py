@@ -54,6 +54,32 @@ def test_gating_never_changes_a_jump_local_decision() -> None:
     assert 0 < decider.lookaheads < 2 * len(boards)  # the gate both skipped and ran lookaheads here
 
 
+def test_each_distinct_board_gets_one_lookahead_and_the_cache_changes_nothing() -> None:
+    ev = load_evaluator()
+    boards = _positions_from_games(6, seed=11)[::4][:40]
+    doubled = np.concatenate([boards, boards[::-1]])  # every board twice, as in a mirrored pair
+    strategy = parse_cube_spec("jump-local").strategy
+    assert strategy is not None
+    asked: list[int] = []
+
+    def lookahead(b: np.ndarray) -> np.ndarray:
+        asked.append(len(b))
+        assert len({row.tobytes() for row in b}) == len(b)  # no board twice in one lookahead batch
+        return two_roll_outcomes_batch(ev, b)
+
+    cached = CubeDecider(strategy, ev.evaluate_boards, lookahead)
+    uncached = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b), cache_size=0)
+    for state in (CubeState.CENTERED, CubeState.OWNED, CubeState.CENTERED):
+        states = np.full(len(doubled), state)
+        a = cached.decide(doubled, states, jacoby=False, beavers=False)
+        b = uncached.decide(doubled, states, jacoby=False, beavers=False)
+        assert np.array_equal(a.action, b.action) and np.array_equal(a.response, b.response)
+        assert np.array_equal(a.equity, b.equity)
+    assert cached.lookaheads == uncached.lookaheads > 0  # the same positions needed a volatility
+    assert cached.lookaheads_run == sum(asked) <= len(boards)  # each distinct board at most once, ever
+    assert uncached.lookaheads_run > cached.lookaheads_run
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
