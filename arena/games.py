@@ -108,18 +108,21 @@ class BlockResult:
 class DiceStreams:
     """Dice streams, one per key: an opening roll without doubles, then any rolls.
 
-    Stream ``k`` draws from a generator seeded by ``keys[k]``; by default the keys are
-    ``(seed, first_pair + k)``, the money pairs' streams.
+    Stream ``k`` draws from a generator seeded by ``keys[k]`` (:meth:`for_pairs`: the money pairs').
     """
 
-    def __init__(self, seed: int, first_pair: int, n_pairs: int, keys: list[list[int]] | None = None) -> None:
-        keys = keys if keys is not None else [[seed, first_pair + k] for k in range(n_pairs)]
+    def __init__(self, keys: list[list[int]]) -> None:
         self.generators = [np.random.default_rng(key) for key in keys]
         n_pairs = len(keys)
         opening = np.empty((n_pairs, 1, 2), np.int64)
         for k, gen in enumerate(self.generators):
             _, opening[k, 0] = Dice(gen).opening()  # seat 0's die first
         self.rolls = np.concatenate([opening, self._draw(DICE_CHUNK - 1)], axis=1)
+
+    @classmethod
+    def for_pairs(cls, seed: int, first_pair: int, n_pairs: int) -> DiceStreams:
+        """The streams of money pairs ``first_pair ..``: pair ``k`` seeded by ``(seed, k)``."""
+        return cls([[seed, first_pair + k] for k in range(n_pairs)])
 
     def _draw(self, count: int) -> np.ndarray:
         return np.stack([gen.integers(1, 7, size=(count, 2)) for gen in self.generators])
@@ -373,7 +376,7 @@ def play_block(
     n = 2 * n_pairs
     pair = np.arange(n) // 2
     seat_of_a = np.arange(n) % 2
-    dice = DiceStreams(seed, first_pair, n_pairs)
+    dice = DiceStreams.for_pairs(seed, first_pair, n_pairs)
     opening = dice.rolls[pair, 0]
     g = Lockstep(
         players,

@@ -584,7 +584,7 @@ class GnubgPlayer(StrategyPlayer):
         actions = np.full(len(boards), str(CubeAction.NO_DOUBLE), dtype=object)
         may = np.flatnonzero([cube.can_double for cube in cubes])
         if len(may):
-            codes, win = self.match_cube_codes(np.asarray(boards)[may], [cubes[i] for i in may])
+            codes, win = self.match_cube_codes(np.asarray(boards)[may], [cubes[int(i)] for i in may])
             actions[may] = [str(self._action(int(code), float(p))) for code, p in zip(codes, win, strict=True)]
         return np.asarray(actions.astype(str))
 
