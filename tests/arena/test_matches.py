@@ -73,8 +73,8 @@ def check_match_rules(block: MatchBlockResult) -> dict[str, int]:
                     cube *= 2
             assert game["cube"] == cube
             seen["crawford"] += game["crawford"]
-            winner = game["winner"]
-            away[winner] = max(away[winner] - game["points"], 0)  # points beyond the match count for nothing
+            winner, points = int(game["winner"]), int(game["points"])  # type: ignore[call-overload]
+            away[winner] = max(away[winner] - points, 0)  # points beyond the match count for nothing
             assert (away[winner] == 0) == (k == len(games) - 1), "the match ends exactly when a side reaches N"
         assert block.winner[m] == away.index(0)
         assert block.score[m, block.winner[m]] == length and block.score[m, 1 - block.winner[m]] < length
