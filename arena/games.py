@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cube.states import CubeAction, CubeResponse
+from cube.match import MatchCube, MatchScore
+from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import flip_boards, phases
 from engine.errors import JumpgammonError
 from engine.game import Dice, result_multipliers
@@ -47,6 +48,25 @@ class Rules:
     jacoby: bool = False
     beavers: bool = False
     max_cube: int = MAX_CUBE
+
+
+@dataclass(frozen=True)
+class MatchScores:
+    """The match score of each game of a lockstep batch: points each seat still needs, and the Crawford flag.
+
+    ``away`` (n, 2) is indexed by seat; in the Crawford game (``crawford``) no one may double.
+    """
+
+    away: np.ndarray
+    crawford: np.ndarray
+
+    def cubes(self, games: np.ndarray, seats: np.ndarray, values: np.ndarray, states: np.ndarray) -> np.ndarray:
+        """The :class:`MatchCube` of ``seats`` in ``games`` (cube ``values``, ``states`` their view), as objects."""
+        out = np.empty(len(games), dtype=object)
+        for j, (g, seat) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
+            score = MatchScore(int(self.away[g, seat]), int(self.away[g, 1 - seat]), bool(self.crawford[g]))
+            out[j] = MatchCube(score, int(values[j]), CubeState(states[j]))
+        return out
 
 
 @dataclass
@@ -85,15 +105,24 @@ class BlockResult:
         return len(self.points_seat0)
 
 
-class _Dice:
-    """Each pair's own dice stream: an opening roll without doubles, then any rolls."""
+class DiceStreams:
+    """Dice streams, one per key: an opening roll without doubles, then any rolls.
 
-    def __init__(self, seed: int, first_pair: int, n_pairs: int) -> None:
-        self.generators = [np.random.default_rng([seed, first_pair + k]) for k in range(n_pairs)]
+    Stream ``k`` draws from a generator seeded by ``keys[k]`` (:meth:`for_pairs`: the money pairs').
+    """
+
+    def __init__(self, keys: list[list[int]]) -> None:
+        self.generators = [np.random.default_rng(key) for key in keys]
+        n_pairs = len(keys)
         opening = np.empty((n_pairs, 1, 2), np.int64)
         for k, gen in enumerate(self.generators):
             _, opening[k, 0] = Dice(gen).opening()  # seat 0's die first
         self.rolls = np.concatenate([opening, self._draw(DICE_CHUNK - 1)], axis=1)
+
+    @classmethod
+    def for_pairs(cls, seed: int, first_pair: int, n_pairs: int) -> DiceStreams:
+        """The streams of money pairs ``first_pair ..``: pair ``k`` seeded by ``(seed, k)``."""
+        return cls([[seed, first_pair + k] for k in range(n_pairs)])
 
     def _draw(self, count: int) -> np.ndarray:
         return np.stack([gen.integers(1, 7, size=(count, 2)) for gen in self.generators])
@@ -142,6 +171,11 @@ class Lockstep:
     the points, and the checkers stop too unless ``play_out_passes`` (rollouts play on to keep
     the cubeless outcome). The side on roll may double from ply ``first_cube_ply[g]`` on.
     Points, winner and multiplier are those of the cube game, from seat 0's view for points.
+
+    With ``match`` each game is a game of a match at that score: the players answer the cube
+    questions at their :class:`MatchCube` (:meth:`Player.match_double_actions`), no one doubles in
+    the Crawford game, and a side doubles only while the current cube does not already win it the
+    match (the cube is dead at the end of a match). Points are the game's, not capped at the score.
     """
 
     def __init__(
@@ -159,8 +193,12 @@ class Lockstep:
         compare_cube: bool = False,
         record: bool = False,
         max_rows: int | None = None,
+        match: MatchScores | None = None,
     ) -> None:
         n = len(boards)
+        if match is not None and (rules.jacoby or rules.beavers):
+            raise JumpgammonError("matches are played without the Jacoby rule and beavers")
+        self.match = match
         self.players = players
         self.rules = rules
         self.compare_cube = compare_cube
@@ -201,6 +239,9 @@ class Lockstep:
         rules = self.rules
         may = self.live & self.cube_open & (self.ply >= self.first_cube_ply)
         may &= ((self.owner < 0) | (self.owner == self.on_roll)) & (self.cube * 2 <= rules.max_cube)
+        if self.match is not None:
+            games = np.arange(self.size)
+            may &= ~self.match.crawford & (self.match.away[games, self.on_roll] > self.cube)
         idx = np.flatnonzero(may)
         if len(idx) == 0:
             return
@@ -208,8 +249,13 @@ class Lockstep:
         states = cube_states_for(self.owner[idx], self.on_roll[idx])
         seat = self.on_roll[idx]
         who = (seat != self.seat_of_a[idx]).astype(np.int64)
-        args = (rules.jacoby, rules.beavers)
-        actions, other = self._ask_both(who, "double_actions", self.boards[idx], states, *args)
+        calls = ("double_actions", "double_responses")
+        args: tuple[object, ...] = (rules.jacoby, rules.beavers)
+        if self.match is not None:
+            calls = ("match_double_actions", "match_double_responses")
+            states = self.match.cubes(idx, seat, self.cube[idx], states)
+            args = ()
+        actions, other = self._ask_both(who, calls[0], self.boards[idx], states, *args)
         np.add.at(c["cube_decisions"], (idx, seat), 1)
         np.add.at(c["too_good"], (idx, seat), actions == CubeAction.TOO_GOOD)
         if other is not None:
@@ -224,7 +270,7 @@ class Lockstep:
         np.add.at(c["doubles"], (didx, dseat), 1)
         taker_view = flip_boards(self.boards[didx])
         twho = 1 - who[doubling]
-        answers, other = self._ask_both(twho, "double_responses", taker_view, states[doubling], *args)
+        answers, other = self._ask_both(twho, calls[1], taker_view, states[doubling], *args)
         if not rules.beavers:
             answers = np.where(answers == CubeResponse.BEAVER, CubeResponse.TAKE, answers)
         np.add.at(c["cube_decisions"], (didx, taker), 1)
@@ -330,7 +376,7 @@ def play_block(
     n = 2 * n_pairs
     pair = np.arange(n) // 2
     seat_of_a = np.arange(n) % 2
-    dice = _Dice(seed, first_pair, n_pairs)
+    dice = DiceStreams.for_pairs(seed, first_pair, n_pairs)
     opening = dice.rolls[pair, 0]
     g = Lockstep(
         players,
@@ -342,7 +388,7 @@ def play_block(
         compare_cube=compare_cube,
         record=record,
     )
-    before = [_decider_counts(p) for p in players]
+    before = [decider_counts(p) for p in players]
     while g.live.any():
         if rules.cubeful:
             g.cube_turn()
@@ -350,7 +396,7 @@ def play_block(
         if len(idx) == 0:
             break
         g.move(idx, dice.at(pair[idx], g.ply[idx]))
-    after = [_decider_counts(p) for p in players]
+    after = [decider_counts(p) for p in players]
     return BlockResult(
         first_pair=first_pair,
         seat_of_a=seat_of_a,
@@ -367,7 +413,11 @@ def play_block(
     )
 
 
-def _decider_counts(player: Player) -> tuple[int, int]:
-    """(positions judged, lookaheads run) so far by a player's cube decider, (0, 0) without one."""
-    decider = getattr(player, "decider", None)
-    return (decider.decisions, decider.lookaheads) if decider is not None else (0, 0)
+def decider_counts(player: Player) -> tuple[int, int]:
+    """(positions judged, lookaheads run) so far by a player's cube deciders (money and match), (0, 0) without."""
+    judged = lookaheads = 0
+    for attribute in ("decider", "match_decider"):
+        decider = getattr(player, attribute, None)
+        if decider is not None:
+            judged, lookaheads = judged + decider.decisions, lookaheads + decider.lookaheads
+    return judged, lookaheads

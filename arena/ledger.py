@@ -8,6 +8,9 @@ it needs from a longer one). Each finished block is appended
 and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
 a last line cut short by the kill is ignored. Blocks are played from their own dice, so the
 blocks a resumed run adds are exactly those an uninterrupted run would have played.
+
+A match tournament's identity adds the match length and the table (``match_length``, ``met``);
+its lines are match blocks (:class:`arena.matches.MatchBlockResult`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from typing import Any
 import numpy as np
 
 from arena.games import BlockResult
+from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
 
-_ARRAYS = [f.name for f in fields(BlockResult) if f.name not in ("first_pair", "records")]
+Block = BlockResult | MatchBlockResult
+
+
+def _arrays(kind: type[BlockResult] | type[MatchBlockResult]) -> list[str]:
+    return [f.name for f in fields(kind) if f.name not in ("first_pair", "records")]
 
 
 def describe(cfg: Any) -> dict[str, Any]:
     """The JSON identity of a tournament config (what must match to continue its ledger)."""
-    return {
+    identity = {
         "a": [cfg.a.spec, cfg.a.cube],
         "b": [cfg.b.spec, cfg.b.cube],
         "seed": cfg.seed,
@@ -36,22 +44,26 @@ def describe(cfg: Any) -> dict[str, Any]:
         "block_pairs": cfg.block_pairs,
         "compare_cube": cfg.compare_cube,
     }
+    if cfg.match_length:  # money ledgers keep the identity they had before matches
+        identity.update(match_length=cfg.match_length, met=cfg.met)
+    return identity
 
 
-def block_to_json(block: BlockResult) -> dict[str, Any]:
+def block_to_json(block: Block) -> dict[str, Any]:
     """A block's outcomes as JSON (the game records are not kept)."""
     out: dict[str, Any] = {"first_pair": block.first_pair}
-    out.update({name: np.asarray(getattr(block, name)).tolist() for name in _ARRAYS})
+    out.update({name: np.asarray(getattr(block, name)).tolist() for name in _arrays(type(block))})
     return out
 
 
-def block_from_json(data: dict[str, Any]) -> BlockResult:
-    """Inverse of :func:`block_to_json`."""
-    arrays: dict[str, Any] = {name: np.asarray(data[name]) for name in _ARRAYS}
-    return BlockResult(first_pair=int(data["first_pair"]), **arrays)
+def block_from_json(data: dict[str, Any], matches: bool = False) -> Block:
+    """Inverse of :func:`block_to_json` (``matches``: a match block)."""
+    kind = MatchBlockResult if matches else BlockResult
+    arrays: dict[str, Any] = {name: np.asarray(data[name]) for name in _arrays(kind)}
+    return kind(first_pair=int(data["first_pair"]), **arrays)
 
 
-def load(path: Path, cfg: Any) -> list[BlockResult]:
+def load(path: Path, cfg: Any) -> list[Block]:
     """The finished blocks in ``path`` (none if it does not exist); InvalidSpec for another tournament's ledger."""
     if not path.exists():
         return []
@@ -67,7 +79,7 @@ def load(path: Path, cfg: Any) -> list[BlockResult]:
     blocks = []
     for k, line in enumerate(lines[1:], start=1):
         try:
-            blocks.append(block_from_json(json.loads(line)))
+            blocks.append(block_from_json(json.loads(line), matches=bool(cfg.match_length)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             if k == len(lines) - 1:  # the last line, cut short by a kill: that block is played again
                 break
@@ -75,7 +87,7 @@ def load(path: Path, cfg: Any) -> list[BlockResult]:
     return blocks
 
 
-def start(path: Path, cfg: Any, kept: list[BlockResult]) -> None:
+def start(path: Path, cfg: Any, kept: list[Block]) -> None:
     """Rewrite ``path`` with the header and the ``kept`` blocks (dropping a cut-short last line)."""
     text = json.dumps({"tournament": describe(cfg)}) + "\n"
     text += "".join(json.dumps(block_to_json(b)) + "\n" for b in kept)
@@ -84,7 +96,7 @@ def start(path: Path, cfg: Any, kept: list[BlockResult]) -> None:
     os.replace(tmp, path)
 
 
-def append(path: Path, block: BlockResult) -> None:
+def append(path: Path, block: Block) -> None:
     """Add one finished block to the ledger, on disk before this returns."""
     with path.open("a") as f:
         f.write(json.dumps(block_to_json(block)) + "\n")

@@ -1,10 +1,14 @@
-"""Tournaments: mirrored money games in blocks, on one process, several, or Ray; ppg with its standard error.
+"""Tournaments: mirrored money games (or matches) in blocks, on one process, several, or Ray; ppg (or MWC) with SE.
 
 Pair ``k`` of a tournament with seed ``s`` is the same two games wherever it is played, so the
 result depends only on the players, the rules, the seed and the number of games: ``--workers``
 and Ray split the blocks, never the games' dice. Every figure is from player A's view. The
 standard error comes from the pairs (the two games of a pair share their dice, so luck largely
 cancels within a pair and the pairs are independent).
+
+With ``match_length`` the tournament plays N-point matches instead (:mod:`arena.matches`): the
+"games" of the config count matches, the players' cube specs are match cube specs deciding with
+the table ``met``, and the result is A's match-winning chance with its standard error.
 """
 
 from __future__ import annotations
@@ -24,14 +28,24 @@ from tqdm import tqdm
 
 from arena import ledger
 from arena.games import BlockResult, Rules, play_block
+from arena.matches import (
+    MAX_MATCH_LENGTH,
+    MatchBlockResult,
+    MatchTournamentResult,
+    pair_match_wins,
+    play_match_block,
+    summarise_matches,
+)
+from arena.stats import pair_statistics
 from arena.workers import worker_pool
+from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec
 from nets.weights import write_atomic
 from players.base import Player
 from players.specs import make_player
 
-BLOCK_PAIRS = 256  # pairs per lockstep block (512 games)
-Z95 = 1.959963984540054
+BLOCK_PAIRS = 256  # pairs per lockstep block (512 games or matches)
+AnyBlock = BlockResult | MatchBlockResult
 
 
 @dataclass(frozen=True)
@@ -41,14 +55,18 @@ class PlayerSpec:
     spec: str
     cube: str = "none"
 
-    def build(self, cache: dict[str, Any] | None = None) -> Player:
-        """The player (raises InvalidSpec or InvalidWeights naming the spec)."""
-        return make_player(self.spec, self.cube, cache)
+    def build(self, cache: dict[str, Any] | None = None, met: MatchEquityTable | None = None) -> Player:
+        """The player (raises InvalidSpec or InvalidWeights naming the spec); with ``met`` a match player."""
+        return make_player(self.spec, self.cube, cache, met)
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """A tournament: two players, the number of games (even: mirrored pairs), the seed and the rules."""
+    """A tournament: two players, the number of games (even: mirrored pairs), the seed and the rules.
+
+    ``match_length`` 0 plays money games; N plays N-point matches (``games`` then counts matches,
+    the rules must be cubeful without Jacoby or beavers, and ``met`` names the players' table).
+    """
 
     a: PlayerSpec
     b: PlayerSpec
@@ -57,6 +75,37 @@ class TournamentConfig:
     rules: Rules = field(default_factory=Rules)
     block_pairs: int = BLOCK_PAIRS
     compare_cube: bool = True  # put every cube question to both players to count their disagreements
+    match_length: int = 0
+    met: str = DEFAULT_MET
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.match_length <= MAX_MATCH_LENGTH:
+            raise InvalidSpec(f"match length {self.match_length} is not 1 to {MAX_MATCH_LENGTH}")
+        if self.match_length and (self.rules.jacoby or self.rules.beavers):
+            raise InvalidSpec("matches are played without the Jacoby rule and beavers")
+        if self.match_length and not self.rules.cubeful:
+            raise InvalidSpec("matches are played with the cube (rules.cubeful)")
+
+    def match_table(self) -> MatchEquityTable | None:
+        """The players' match equity table in a match tournament, None for money games."""
+        if not self.match_length:
+            return None
+        met = met_by_name(self.met)
+        if met.length < self.match_length:
+            raise InvalidSpec(f"match equity table {self.met!r} reaches {met.length} points, not {self.match_length}")
+        return met
+
+    def build_players(self) -> tuple[Player, Player]:
+        """Players A and B, sharing loaded weights (raises InvalidSpec or InvalidWeights naming a spec)."""
+        cache: dict[str, Any] = {}
+        met = self.match_table()
+        return self.a.build(cache, met), self.b.build(cache, met)
+
+    def play(self, players: tuple[Player, Player], first: int, count: int, record: bool) -> AnyBlock:
+        """Play the block of pairs ``first .. first + count - 1`` (games or matches)."""
+        if self.match_length:
+            return play_match_block(players, self.seed, first, count, self.match_length, record, self.compare_cube)
+        return play_block(players, self.seed, first, count, self.rules, record, self.compare_cube)
 
     def blocks(self) -> list[tuple[int, int]]:
         """(first pair, pairs) of every block, in order."""
@@ -116,14 +165,17 @@ class _Tally:
     """Running totals over finished blocks, in any order; the standard error needs the pairs' sums."""
 
     def __init__(self) -> None:
-        self.blocks: dict[int, BlockResult] = {}
+        self.blocks: dict[int, AnyBlock] = {}
 
-    def add(self, block: BlockResult) -> None:
+    def add(self, block: AnyBlock) -> None:
         self.blocks[block.first_pair] = block
 
     def pair_points(self) -> np.ndarray:
-        """A's mean points per pair, in pair order."""
-        return pair_points_of([self.blocks[key] for key in sorted(self.blocks)])
+        """A's mean points (matches won, in matches) per pair, in pair order."""
+        blocks = [self.blocks[key] for key in sorted(self.blocks)]
+        if blocks and isinstance(blocks[0], MatchBlockResult):
+            return pair_match_wins([b for b in blocks if isinstance(b, MatchBlockResult)])
+        return pair_points_of([b for b in blocks if isinstance(b, BlockResult)])
 
     def running(self) -> tuple[float, float]:
         """(ppg, se) so far."""
@@ -157,20 +209,6 @@ def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
         s.cube_evaluations += int(r.evaluations[0 if a_side else 1])
         s.lookaheads += int(r.lookaheads[0 if a_side else 1])
     return s
-
-
-def pair_statistics(pair_points: np.ndarray) -> tuple[float, float | None, tuple[float, float] | None]:
-    """(ppg, standard error, 95% interval) from A's mean points per pair; no SE or interval for one pair.
-
-    The pairs are independent draws, so the SE is their sample standard deviation over sqrt(pairs),
-    and the interval is ppg +- 1.96 SE (normal approximation, good for the hundreds of pairs a
-    tournament plays).
-    """
-    ppg = float(pair_points.mean())
-    if len(pair_points) < 2:
-        return ppg, None, None
-    se = float(pair_points.std(ddof=1) / math.sqrt(len(pair_points)))
-    return ppg, se, (ppg - Z95 * se, ppg + Z95 * se)
 
 
 def summarise(
@@ -209,31 +247,28 @@ def summarise(
 _WORKER_PLAYERS: tuple[Player, Player] | None = None
 
 
-def _worker_init(a: PlayerSpec, b: PlayerSpec) -> None:
+def _worker_init(cfg: TournamentConfig) -> None:
     """Build the two players once per worker process."""
     global _WORKER_PLAYERS
-    cache: dict[str, Any] = {}
-    _WORKER_PLAYERS = (a.build(cache), b.build(cache))
+    _WORKER_PLAYERS = cfg.build_players()
 
 
-def _worker_block(args: tuple[int, int, int, Rules, bool, bool]) -> BlockResult:
-    seed, first, count, rules, record, compare = args
+def _worker_block(args: tuple[TournamentConfig, int, int, bool]) -> AnyBlock:
+    cfg, first, count, record = args
     assert _WORKER_PLAYERS is not None
-    return play_block(_WORKER_PLAYERS, seed, first, count, rules, record, compare)
+    return cfg.play(_WORKER_PLAYERS, first, count, record)
 
 
 def _local_blocks(
     cfg: TournamentConfig, players: tuple[Player, Player], record: bool, todo: list[tuple[int, int]]
-) -> Iterator[BlockResult]:
+) -> Iterator[AnyBlock]:
     for first, count in todo:
-        yield play_block(players, cfg.seed, first, count, cfg.rules, record, cfg.compare_cube)
+        yield cfg.play(players, first, count, record)
 
 
-def _pool_blocks(
-    cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]
-) -> Iterator[BlockResult]:
-    jobs = [(cfg.seed, first, count, cfg.rules, record, cfg.compare_cube) for first, count in todo]
-    with worker_pool(workers, _worker_init, (cfg.a, cfg.b)) as pool:
+def _pool_blocks(cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]) -> Iterator[AnyBlock]:
+    jobs = [(cfg, first, count, record) for first, count in todo]
+    with worker_pool(workers, _worker_init, (cfg,)) as pool:
         yield from pool.imap_unordered(_worker_block, jobs)
 
 
@@ -264,13 +299,11 @@ def _connect_ray(address: str) -> Any:
     return ray
 
 
-def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[int, int]]) -> Iterator[BlockResult]:
+def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[int, int]]) -> Iterator[AnyBlock]:
 
     @ray.remote
-    def block_task(cfg: TournamentConfig, first: int, count: int, rec: bool) -> BlockResult:
-        cache: dict[str, Any] = {}
-        players = (cfg.a.build(cache), cfg.b.build(cache))
-        return play_block(players, cfg.seed, first, count, cfg.rules, rec, cfg.compare_cube)
+    def block_task(cfg: TournamentConfig, first: int, count: int, rec: bool) -> AnyBlock:
+        return cfg.play(cfg.build_players(), first, count, rec)
 
     pending = [block_task.remote(cfg, f, c, record) for f, c in todo]
     while pending:
@@ -278,23 +311,22 @@ def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[
         yield ray.get(done[0])
 
 
-def run_tournament(
-    cfg: TournamentConfig,
-    workers: int = 1,
-    ray_address: str | None = None,
-    record: bool = False,
-    progress: bool = True,
-    on_block: Callable[[BlockResult], None] | None = None,
-    checkpoint: Path | None = None,
-) -> tuple[TournamentResult, list[BlockResult]]:
-    """Play the tournament; returns the result (A's view) and the blocks in pair order.
+def _units(block: AnyBlock) -> int:
+    """Games (money) or matches in a block."""
+    return block.matches if isinstance(block, MatchBlockResult) else block.games
 
-    The players are built here first, so a bad spec or weights file fails before any game.
-    With ``checkpoint`` (a ledger, :mod:`arena.ledger`) finished blocks are kept on disk and a
-    rerun of the same tournament plays only the blocks still missing.
-    """
-    cache: dict[str, Any] = {}
-    players = (cfg.a.build(cache), cfg.b.build(cache))
+
+def _play_blocks(
+    cfg: TournamentConfig,
+    workers: int,
+    ray_address: str | None,
+    record: bool,
+    progress: bool,
+    on_block: Callable[[AnyBlock], None] | None,
+    checkpoint: Path | None,
+) -> tuple[tuple[str, str], list[AnyBlock], float]:
+    """Play the blocks still missing; returns the players' names, every block in pair order, and the seconds."""
+    players = cfg.build_players()
     names = (players[0].name, players[1].name)
     tally = _Tally()
     if checkpoint is not None:
@@ -307,7 +339,7 @@ def run_tournament(
         wanted = set(cfg.blocks())
         for block in kept:
             # a block of another length (the last block of a run of another size) is played again
-            if (block.first_pair, block.games // 2) in wanted:
+            if (block.first_pair, _units(block) // 2) in wanted:
                 tally.add(block)
     todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
     if ray_address is not None:
@@ -317,8 +349,9 @@ def run_tournament(
     else:
         source = _local_blocks(cfg, players, record, todo)
     started = time.perf_counter()
-    bar = tqdm(total=cfg.games, unit="game", disable=not progress, file=sys.stderr, smoothing=0.1)
-    bar.update(sum(b.games for b in tally.blocks.values()))
+    unit, label = ("match", "MWC") if cfg.match_length else ("game", "ppg")
+    bar = tqdm(total=cfg.games, unit=unit, disable=not progress, file=sys.stderr, smoothing=0.1)
+    bar.update(sum(_units(b) for b in tally.blocks.values()))
     try:
         for block in source:
             tally.add(block)
@@ -326,13 +359,54 @@ def run_tournament(
                 ledger.append(checkpoint, block)
             if on_block is not None:
                 on_block(block)
-            bar.update(block.games)
-            ppg, se = tally.running()
-            bar.set_postfix_str(f"ppg {ppg:+.3f} +- {se:.3f}")
+            bar.update(_units(block))
+            mean, se = tally.running()
+            bar.set_postfix_str(f"{label} {mean:+.3f} +- {se:.3f}")
     finally:
         bar.close()
-    blocks = [tally.blocks[k] for k in sorted(tally.blocks)]
-    return summarise(cfg, names, blocks, time.perf_counter() - started), blocks
+    return names, [tally.blocks[k] for k in sorted(tally.blocks)], time.perf_counter() - started
+
+
+def run_tournament(
+    cfg: TournamentConfig,
+    workers: int = 1,
+    ray_address: str | None = None,
+    record: bool = False,
+    progress: bool = True,
+    on_block: Callable[[AnyBlock], None] | None = None,
+    checkpoint: Path | None = None,
+) -> tuple[TournamentResult, list[BlockResult]]:
+    """Play the money tournament; returns the result (A's view) and the blocks in pair order.
+
+    The players are built here first, so a bad spec or weights file fails before any game.
+    With ``checkpoint`` (a ledger, :mod:`arena.ledger`) finished blocks are kept on disk and a
+    rerun of the same tournament plays only the blocks still missing.
+    """
+    if cfg.match_length:
+        raise InvalidSpec("a match tournament is played by run_match_tournament")
+    names, blocks, seconds = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
+    money = [b for b in blocks if isinstance(b, BlockResult)]
+    return summarise(cfg, names, money, seconds), money
+
+
+def run_match_tournament(
+    cfg: TournamentConfig,
+    workers: int = 1,
+    ray_address: str | None = None,
+    record: bool = False,
+    progress: bool = True,
+    on_block: Callable[[AnyBlock], None] | None = None,
+    checkpoint: Path | None = None,
+) -> tuple[MatchTournamentResult, list[MatchBlockResult]]:
+    """Play the match tournament (``cfg.match_length`` > 0); returns A's MWC result and the blocks in pair order.
+
+    Workers, Ray and the ledger work as for :func:`run_tournament`.
+    """
+    if not cfg.match_length:
+        raise InvalidSpec("a money tournament is played by run_tournament")
+    names, blocks, seconds = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
+    matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
+    return summarise_matches(names, cfg.match_length, cfg.met, cfg.seed, matches, seconds), matches
 
 
 def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:

@@ -1,4 +1,8 @@
-"""``jumpgammon tournament --a SPEC --b SPEC --games N``: mirrored money games, cubeless or cubeful; ppg and SE."""
+"""``jumpgammon tournament --a SPEC --b SPEC --games N``: mirrored money games, cubeless or cubeful; ppg and SE.
+
+With ``--match-length N --matches M``: mirrored N-point matches with the Crawford rule; A's match-winning
+percentage and its SE.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,12 @@ from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
 from arena.mat import write_mat_files
+from arena.matches import MAX_MATCH_LENGTH, MatchTournamentResult, save_matches
+from arena.tournament import run_match_tournament
 from cli.common import add_json_argument, int_range
+from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
+from players.match_cube import match_cube_specs
 
 CUBE_SPECS = (
     "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], gnubg"
@@ -18,11 +26,15 @@ CUBE_SPECS = (
 
 
 def even_games(text: str) -> int:
-    """An argparse type for an even number of games, at least 2 (mirrored pairs)."""
+    """An argparse type for an even number of games or matches, at least 2 (mirrored pairs)."""
     value = int_range(2, 100_000_000)(text)
     if value % 2:
-        raise argparse.ArgumentTypeError(f"expected an even number (games come in mirrored pairs), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an even number (they come in mirrored pairs), got {text!r}")
     return value
+
+
+DEFAULT_GAMES = 2000
+DEFAULT_MATCHES = 200
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,14 +44,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bot-vs-bot money games: points per game with standard error",
         description=(
             "Play mirrored money games (each dice sequence twice, seats swapped) between players A and B "
-            f"in lockstep batches. Player specs: {PLAYER_SPECS}. Cube specs: {CUBE_SPECS}."
+            f"in lockstep batches. Player specs: {PLAYER_SPECS}. Cube specs: {CUBE_SPECS}. "
+            "With --match-length N: mirrored N-point matches with the Crawford rule (no Jacoby, no beavers), "
+            f"the cube specs then being match cube specs: {match_cube_specs()}."
         ),
     )
     p.add_argument("--a", required=True, metavar="SPEC", help="player A, e.g. net@0, net:runs/x.jgw@2, pubeval")
     p.add_argument("--a-cube", default="none", metavar="CUBE", help="A's cube strategy (default none)")
     p.add_argument("--b", required=True, metavar="SPEC", help="player B")
     p.add_argument("--b-cube", default="none", metavar="CUBE", help="B's cube strategy (default none)")
-    p.add_argument("--games", type=even_games, default=2000, help="games, an even number (default 2000)")
+    p.add_argument(
+        "--games", type=even_games, default=None, help=f"money games, an even number (default {DEFAULT_GAMES})"
+    )
+    p.add_argument(
+        "--match-length",
+        type=int_range(1, MAX_MATCH_LENGTH),
+        default=None,
+        metavar="N",
+        help="play N-point matches instead of money games",
+    )
+    p.add_argument(
+        "--matches", type=even_games, default=None, help=f"matches, an even number (default {DEFAULT_MATCHES})"
+    )
+    p.add_argument(
+        "--met", default=None, metavar="NAME", help=f"the players' match equity table (default {DEFAULT_MET})"
+    )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
     p.add_argument("--cubeful", action="store_true", help="play with the doubling cube (default: cubeless)")
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule: gammons count only after a double")
@@ -73,14 +102,34 @@ def _check_output(path: Path | None, option: str, folder: bool) -> None:
         raise ValueError(f"{option} {str(path)!r}: folder {str(parent)!r} does not exist")
 
 
+def _check_match_options(args: argparse.Namespace) -> None:
+    """Refuse options that do not go with money games or with matches."""
+    if args.match_length is None:
+        for value, option in ((args.matches, "--matches"), (args.met, "--met")):
+            if value is not None:
+                raise ValueError(f"{option} needs --match-length")
+        return
+    for value, option in (
+        (args.games, "--games (money games; count matches with --matches)"),
+        (args.jacoby or None, "--jacoby"),
+        (args.beavers or None, "--beavers"),
+        (args.mat, "--mat (money sessions only)"),
+    ):
+        if value is not None:
+            raise ValueError(f"--match-length cannot be combined with {option}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Play the tournament and report from A's view; returns 0."""
+    _check_match_options(args)
     _check_output(args.save, "--save", folder=False)
     _check_output(args.mat, "--mat", folder=True)
+    if args.match_length is not None:
+        return _run_matches(args)
     cfg = TournamentConfig(
         a=PlayerSpec(args.a, args.a_cube),
         b=PlayerSpec(args.b, args.b_cube),
-        games=args.games,
+        games=args.games or DEFAULT_GAMES,
         seed=args.seed,
         rules=Rules(cubeful=args.cubeful, jacoby=args.jacoby, beavers=args.beavers),
         compare_cube=not args.no_compare_cube,
@@ -99,6 +148,54 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_result(result))
     return 0
+
+
+def _run_matches(args: argparse.Namespace) -> int:
+    """Play the match tournament and report A's match-winning percentage; returns 0."""
+    cfg = TournamentConfig(
+        a=PlayerSpec(args.a, args.a_cube),
+        b=PlayerSpec(args.b, args.b_cube),
+        games=args.matches or DEFAULT_MATCHES,
+        seed=args.seed,
+        rules=Rules(cubeful=True),
+        compare_cube=not args.no_compare_cube,
+        match_length=args.match_length,
+        met=args.met or DEFAULT_MET,
+    )
+    _check_output(args.checkpoint, "--checkpoint", folder=False)
+    result, blocks = run_match_tournament(
+        cfg, workers=args.workers, ray_address=args.ray, record=args.save is not None, checkpoint=args.checkpoint
+    )
+    if args.save is not None:
+        save_matches(args.save, result, blocks)
+    print(json.dumps(result.to_json()) if args.json else format_match_result(result))
+    return 0
+
+
+def format_match_result(r: MatchTournamentResult) -> str:
+    """Human-readable summary of a match tournament from A's view."""
+    se = f"{100 * r.se:.1f}%" if r.se is not None else "n/a"
+    ci = f"[{100 * r.ci95[0]:.1f}%, {100 * r.ci95[1]:.1f}%]" if r.ci95 is not None else "n/a"
+    lines = [
+        f"{r.player_a} vs {r.player_b}: {r.match_length}-point matches, A wins {100 * r.mwc:.1f}%, "
+        f"SE {se}, 95% interval {ci}",
+        f"  {r.matches} matches ({r.pairs} mirrored pairs, seed {r.seed}, MET {r.met}) in {r.seconds:.1f} s, "
+        f"{r.matches_per_second:.2f} matches/s, {r.games_per_second:.1f} games/s",
+        f"  {r.games} games, {r.mean_games_per_match:.2f} per match; {r.crawford_games} Crawford games, "
+        f"{r.post_crawford_games} post-Crawford",
+    ]
+    rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
+    for label, s in rows:
+        lines.append(
+            f"  {label}: {s.matches_won} matches, {s.games_won} games, {s.gammons} gammons, {s.backgammons} backgammons"
+        )
+    for label, s in rows:
+        lines.append(
+            f"  {label} cube: {s.doubles} doubles, {s.takes} takes, {s.passes} passes, {s.too_good} too good; "
+            f"disagreements {s.cube_disagreements} of {s.cube_decisions}"
+        )
+    lines.append(f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; {r.passes_ending_games} passes")
+    return "\n".join(lines)
 
 
 def format_result(r: TournamentResult) -> str:

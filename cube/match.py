@@ -66,7 +66,10 @@ __all__ = [
     "MatchCubeDecision",
     "MatchScore",
     "TakePointLevel",
+    "DecisionRule",
+    "cube_actions",
     "cube_decision",
+    "decision_rule",
     "cubeful_mwc",
     "dead_take_point",
     "cubeless_mwc",
@@ -464,23 +467,9 @@ def cube_decision(
     double_take = float(cubeful_mwc(arr, met, cube.doubled(), x if x_doubled is None else x_doubled))
     double_pass = game_result_mwc(met, cube.score, won=cube.value)
     nd, dt, dp = (float(e) for e in mwc_to_equity([no_double, double_take, double_pass], met, cube))
-    gammons = arr[1] > 0.0
-    optional = False
-    if dt >= nd and dp >= nd:
-        action = CubeAction.DOUBLE
-        if dp > dt:
-            response, best = CubeResponse.TAKE, 1
-            optional = abs(dt - nd) <= OPTIONAL_TOLERANCE
-        else:
-            response, best = CubeResponse.PASS, 2
-            optional = abs(nd - dp) <= OPTIONAL_TOLERANCE and bool(gammons)
-    else:
-        best = 0
-        response = CubeResponse.PASS if dt > dp or nd <= dt else CubeResponse.TAKE
-        if response is CubeResponse.PASS:
-            action = CubeAction.TOO_GOOD if gammons else CubeAction.DOUBLE
-        else:
-            action = CubeAction.TOO_GOOD if (nd > dp and gammons) else CubeAction.NO_DOUBLE
+    rule = decision_rule(np.array([nd]), np.array([dt]), np.array([dp]), np.array([arr[1] > 0.0]))
+    action, response = CubeAction(rule.action[0]), CubeResponse(rule.response[0])
+    best, optional = int(rule.best[0]), bool(rule.optional[0])
     mwcs = (no_double, double_take, double_pass)
     eqs = (nd, dt, dp)
     return MatchCubeDecision(
@@ -491,3 +480,74 @@ def cube_decision(
         CubeEquities(*mwcs, mwcs[best]),
         CubeEquities(*eqs, eqs[best]),
     )
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    """gnubg's cube decision from the three outcomes, per position (arrays of equal length).
+
+    ``action``: :class:`CubeAction` values; ``response``: :class:`CubeResponse` values (the
+    opponent's best answer to a double); ``best``: 0 no double, 1 double/take, 2 double/pass;
+    ``optional``: doubling and not doubling are equal within :data:`OPTIONAL_TOLERANCE`.
+    """
+
+    action: np.ndarray
+    response: np.ndarray
+    best: np.ndarray
+    optional: np.ndarray
+
+
+def decision_rule(nd: ArrayLike, dt: ArrayLike, dp: ArrayLike, gammons: ArrayLike) -> DecisionRule:
+    """gnubg's ``FindBestCubeDecision`` on normalised equities (no double, double/take, double/pass), vectorised.
+
+    Double when double/take and double/pass are both at least no double, the opponent then
+    taking when passing is worth more to the doubler; otherwise no double, "too good" where the
+    opponent would pass (or no double beats double/pass) and the side on roll has gammon chances.
+    """
+    nd_, dt_, dp_ = (np.asarray(v, dtype=np.float64) for v in (nd, dt, dp))
+    gam = np.asarray(gammons, dtype=bool)
+    doubling = (dt_ >= nd_) & (dp_ >= nd_)
+    take_when_doubling = dp_ > dt_
+    # not doubling: the opponent would pass exactly when double/take beats double/pass
+    passes = np.where(doubling, ~take_when_doubling, (dt_ > dp_) | (nd_ <= dt_))
+    too_good = ~doubling & gam & np.where(passes, True, nd_ > dp_)
+    doubles = doubling | (~doubling & passes & ~gam)
+    action = np.where(too_good, CubeAction.TOO_GOOD, np.where(doubles, CubeAction.DOUBLE, CubeAction.NO_DOUBLE))
+    response = np.where(passes, CubeResponse.PASS, CubeResponse.TAKE)
+    best = np.where(doubling, np.where(take_when_doubling, 1, 2), 0)
+    optional = doubling & np.where(
+        take_when_doubling, np.abs(dt_ - nd_) <= OPTIONAL_TOLERANCE, (np.abs(nd_ - dp_) <= OPTIONAL_TOLERANCE) & gam
+    )
+    return DecisionRule(action.astype(str), response.astype(str), best.astype(np.int64), optional)
+
+
+def cube_actions(
+    probs: ArrayLike, met: MatchEquityTable, cubes: Sequence[MatchCube], x: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
+    """gnubg's cube action of each side on roll and its opponent's response, many positions at once.
+
+    ``probs`` (n, 5), ``cubes`` one :class:`MatchCube` per position (side on roll's view), ``x``
+    each position's cube efficiency (before and after a double). Returns (:class:`CubeAction`,
+    :class:`CubeResponse`) value arrays; where the side on roll cannot double: no double, take.
+    Equal to :func:`cube_decision` position by position, computed once per distinct cube.
+    """
+    arr = _check_probabilities(probs).reshape(-1, 5)
+    x_ = np.broadcast_to(check_cube_life(x, "x"), (len(arr),))
+    if len(cubes) != len(arr):
+        raise CubeInputError(f"{len(cubes)} cubes for {len(arr)} positions")
+    actions = np.full(len(arr), str(CubeAction.NO_DOUBLE), dtype=object)
+    responses = np.full(len(arr), str(CubeResponse.TAKE), dtype=object)
+    groups: dict[MatchCube, list[int]] = {}
+    for i, cube in enumerate(cubes):
+        if cube.can_double:
+            groups.setdefault(cube, []).append(i)
+    for cube, rows_list in groups.items():
+        rows = np.asarray(rows_list)
+        p, xs = arr[rows], x_[rows]
+        no_double = cubeful_mwc(p, met, cube, xs)
+        double_take = cubeful_mwc(p, met, cube.doubled(), xs)
+        double_pass = np.full(len(rows), game_result_mwc(met, cube.score, won=cube.value))
+        nd, dt, dp = (mwc_to_equity(v, met, cube) for v in (no_double, double_take, double_pass))
+        rule = decision_rule(nd, dt, dp, p[:, 1] > 0.0)
+        actions[rows], responses[rows] = rule.action, rule.response
+    return actions.astype(str), responses.astype(str)

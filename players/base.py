@@ -8,14 +8,20 @@ Cube questions: :meth:`Player.double_actions` asks the side on roll, before it r
 double (its cube state: centred, or owned by it); :meth:`Player.double_responses` asks the side
 that was doubled, with boards seen from its own view (it is not on roll), whether to take, pass
 or beaver. A player without a cube strategy never doubles and always takes.
+
+In a match the same two questions come as :meth:`Player.match_double_actions` and
+:meth:`Player.match_double_responses`, with each position's :class:`cube.match.MatchCube` (the
+score, the cube and who holds it) instead of a money cube state.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 import numpy as np
 
+from cube.match import MatchCube
 from cube.states import CubeAction, CubeResponse
 
 
@@ -39,6 +45,17 @@ class Player(ABC):
         """A :class:`CubeResponse` value per board seen by the doubled side; by default always takes.
 
         ``doubler_states`` are the cube states of the doubler (centred, or owned by the doubler).
+        """
+        return np.full(len(boards), CubeResponse.TAKE)
+
+    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
+        """A :class:`CubeAction` value per board (side on roll, before rolling) at its match cube; never doubles."""
+        return np.full(len(boards), CubeAction.NO_DOUBLE)
+
+    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
+        """A :class:`CubeResponse` value per board seen by the doubled side; always takes here.
+
+        ``doubler_cubes`` are the match cubes of the doubler (its score first, the cube before the double).
         """
         return np.full(len(boards), CubeResponse.TAKE)
 

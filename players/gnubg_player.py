@@ -68,16 +68,19 @@ differs, rather than read garbage.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
 
+from cube.match import MatchCube
 from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import children_batch, flip_boards
 from engine.errors import IllegalMove, InvalidSpec
 from engine.notation import replay_hops
 from players.cube import CubeDecider, CubeSpec
+from players.match_cube import MatchCubeDecider, MatchCubeSpec
 from players.strategic import StrategyPlayer
 
 try:
@@ -402,15 +405,23 @@ def gnubg_engine() -> GnubgEngine:
 class GnubgPlayer(StrategyPlayer):
     """GNU Backgammon at ``plies`` (0-2) in process: its checker play and probabilities, its cube or any strategy."""
 
-    def __init__(self, plies: int, cube: CubeSpec, name: str | None = None) -> None:
+    def __init__(
+        self, plies: int, cube: CubeSpec, name: str | None = None, match_cube: MatchCubeSpec | None = None
+    ) -> None:
         _require_gnubg(f"player gnubg@{plies}")
         if not 0 <= plies <= MAX_PLIES:
             raise InvalidSpec(f"player gnubg@{plies}: ply {plies} is not 0 to {MAX_PLIES}")
         decider = CubeDecider(cube.strategy, self.probabilities) if cube.strategy is not None else None
-        label = name or f"gnubg@{plies}" + ("" if cube.cubeless else f" [{cube.text}]")
-        super().__init__(label, cube, decider)
+        match_decider = None
+        if match_cube is not None and match_cube.strategy is not None:
+            match_decider = MatchCubeDecider(match_cube.strategy, self.probabilities)
+        text = match_cube.text if match_cube is not None and not match_cube.cubeless else cube.text
+        cubeless = cube.cubeless and (match_cube is None or match_cube.cubeless)
+        label = name or f"gnubg@{plies}" + ("" if cubeless else f" [{text}]")
+        super().__init__(label, cube, decider, match_decider)
         self.plies = plies
-        self.engine = gnubg_engine() if cube.own else None
+        self.own_match_cube = match_cube is not None and match_cube.own
+        self.engine = gnubg_engine() if cube.own or self.own_match_cube else None
         # Money, centred cube; with a cubeless evalcontext gnubg's money equity ignores the cube.
         self.cube_info = gnubg.cubeinfo(1, CENTRED, ON_ROLL, 0, (0, 0), 0)
         self.context = gnubg.evalcontext(0, plies, 1, 1, 0.0)  # cubeless, deterministic, pruning on, no noise
@@ -540,8 +551,54 @@ class GnubgPlayer(StrategyPlayer):
         ]
         return np.asarray([str(r) for r in responses])
 
+    # --- gnubg's own match cube ---------------------------------------------------------------
+    def match_cube_codes(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> tuple[np.ndarray, np.ndarray]:
+        """gnubg's match decision code and P(win) per board (side on roll) at its match cube (gnubg's own MET).
 
-def make_gnubg_player(plies: int, cube: CubeSpec) -> GnubgPlayer:
-    """GNU Backgammon at ``plies`` with cube spec ``cube``; raises InvalidSpec (no package, bad ply, jump-local)."""
+        gnubg reads a score only as the points each side still needs, so the match length given
+        to it is the larger of the two.
+        """
+        engine = self.engine or gnubg_engine()
+        codes = np.empty(len(cubes), np.int64)
+        win = np.empty(len(cubes))
+        owner_of = {CubeState.CENTERED: CENTRED, CubeState.OWNED: ON_ROLL, CubeState.UNAVAILABLE: OPPONENT}
+        for i, (board, cube) in enumerate(zip(np.asarray(boards, dtype=np.int8).reshape(-1, 26), cubes, strict=True)):
+            s = cube.score
+            length = max(s.away, s.opp_away)
+            code, _, outputs = engine.match_cube_decision(
+                board,
+                self.plies,
+                cube.value,
+                owner_of[cube.state],
+                length,
+                (length - s.away, length - s.opp_away),
+                s.crawford,
+            )
+            codes[i], win[i] = code, outputs[0][0]
+        return codes, win
+
+    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
+        """Per board (side on roll): gnubg's own match cube action, or the match strategy's."""
+        if not self.own_match_cube:
+            return super().match_double_actions(boards, cubes)
+        actions = np.full(len(boards), str(CubeAction.NO_DOUBLE), dtype=object)
+        may = np.flatnonzero([cube.can_double for cube in cubes])
+        if len(may):
+            codes, win = self.match_cube_codes(np.asarray(boards)[may], [cubes[int(i)] for i in may])
+            actions[may] = [str(self._action(int(code), float(p))) for code, p in zip(codes, win, strict=True)]
+        return np.asarray(actions.astype(str))
+
+    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
+        """Per board seen by the doubled side: gnubg's own match take / pass (its decision from the doubler's side)."""
+        if not self.own_match_cube:
+            return super().match_double_responses(boards, doubler_cubes)
+        if len(boards) == 0:
+            return np.asarray([], dtype=str)
+        codes, _ = self.match_cube_codes(flip_boards(np.asarray(boards)), doubler_cubes)
+        return np.asarray([str(CubeResponse.PASS if code in PASS_CODES else CubeResponse.TAKE) for code in codes])
+
+
+def make_gnubg_player(plies: int, cube: CubeSpec, match_cube: MatchCubeSpec | None = None) -> GnubgPlayer:
+    """GNU Backgammon at ``plies`` with cube spec ``cube`` (and ``match_cube`` in matches); raises InvalidSpec."""
     _require_gnubg(f"player gnubg@{plies}")
-    return GnubgPlayer(plies, cube)
+    return GnubgPlayer(plies, cube, match_cube=match_cube)

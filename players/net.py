@@ -8,6 +8,7 @@ from nets.evaluator import Evaluator
 from nets.lookahead import best_children_plies, evaluate_plies
 from nets.volatility import two_roll_outcomes_batch
 from players.cube import CubeDecider, CubeSpec
+from players.match_cube import MatchCubeDecider, MatchCubeSpec
 from players.strategic import StrategyPlayer
 
 # (id of the evaluator, plies) -> (boards' bytes, probabilities) of the last call.
@@ -17,16 +18,22 @@ _LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
 class NetPlayer(StrategyPlayer):
     """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``plies`` too.
 
-    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead.
+    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead. ``match_cube`` is
+    its cube strategy at a match score (none: never doubles, always takes).
     """
 
-    def __init__(self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str) -> None:
-        if cube.own:
-            raise ValueError(f"cube spec {cube.text!r} belongs to gnubg players; {name} has no cube of its own")
+    def __init__(
+        self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str, match_cube: MatchCubeSpec | None = None
+    ) -> None:
+        if cube.own or (match_cube is not None and match_cube.own):
+            raise ValueError(f"cube spec 'gnubg' belongs to gnubg players; {name} has no cube of its own")
         decider = None
         if cube.strategy is not None:
             decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes)
-        super().__init__(name, cube, decider)
+        match_decider = None
+        if match_cube is not None and match_cube.strategy is not None:
+            match_decider = MatchCubeDecider(match_cube.strategy, self.probabilities, self.two_roll_outcomes)
+        super().__init__(name, cube, decider, match_decider)
         self.evaluator = evaluator
         self.plies = plies
 

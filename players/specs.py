@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cube.met import MatchEquityTable
 from engine.errors import InvalidSpec
 from nets.evaluator import Evaluator, load_evaluator
 from players.base import Player
 from players.cube import parse_cube_spec
+from players.match_cube import MatchCubeSpec, parse_match_cube_spec
 from players.net import NetPlayer
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
@@ -22,17 +24,28 @@ def _plies(text: str, spec: str) -> int:
     return int(text)
 
 
-def make_player(spec: str, cube: str = "none", evaluators: dict[str, Evaluator] | None = None) -> Player:
+def make_player(
+    spec: str, cube: str = "none", evaluators: dict[str, Evaluator] | None = None, met: MatchEquityTable | None = None
+) -> Player:
     """The player a spec names, with the cube strategy ``cube``; raises InvalidSpec (or InvalidWeights) naming it.
 
-    ``evaluators`` caches loaded weights by path, so two players on the same net share it.
+    ``evaluators`` caches loaded weights by path, so two players on the same net share it. With
+    ``met`` the player plays matches: ``cube`` is a match cube spec (:mod:`players.match_cube`)
+    deciding with that table, and the player has no money cube.
     """
     if not isinstance(spec, str):
         raise InvalidSpec(f"player spec must be a string, got {spec!r}")
-    cube_spec = parse_cube_spec(cube)
+    match_spec: MatchCubeSpec | None = None
+    if met is not None:
+        match_spec = parse_match_cube_spec(cube, met)
+        cube_spec = parse_cube_spec("none")
+    else:
+        cube_spec = parse_cube_spec(cube)
+    cubeless = cube_spec.cubeless and (match_spec is None or match_spec.cubeless)
+    own = cube_spec.own or (match_spec is not None and match_spec.own)
     text = spec.strip()
     if text in ("pubeval", "random") or text.startswith("random:"):
-        if not cube_spec.cubeless:
+        if not cubeless:
             raise InvalidSpec(f"player {text!r} has no probabilities, so it cannot use cube strategy {cube!r}")
         if text == "pubeval":
             return PubevalPlayer()
@@ -48,14 +61,14 @@ def make_player(spec: str, cube: str = "none", evaluators: dict[str, Evaluator] 
     if kind == "gnubg" and not colon:
         from players.gnubg_player import make_gnubg_player
 
-        return make_gnubg_player(plies, cube_spec)
+        return make_gnubg_player(plies, cube_spec, match_spec)
     if kind != "net":
         raise InvalidSpec(f"player spec {spec!r} is not one of {PLAYER_SPECS}")
-    if cube_spec.own:
+    if own:
         raise InvalidSpec(f"cube spec {cube!r} is gnubg's own cube; player {spec!r} is not gnubg")
     key = str(Path(weights)) if colon else ""
     cache = evaluators if evaluators is not None else {}
     if key not in cache:
         cache[key] = load_evaluator(weights if colon else None)
-    name = f"net{':' + weights if colon else ''}@{plies}" + ("" if cube_spec.cubeless else f" [{cube}]")
-    return NetPlayer(cache[key], plies, cube_spec, name)
+    name = f"net{':' + weights if colon else ''}@{plies}" + ("" if cubeless else f" [{cube}]")
+    return NetPlayer(cache[key], plies, cube_spec, name, match_spec)

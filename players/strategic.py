@@ -1,21 +1,43 @@
-"""Players that make cube decisions with a cube strategy from their own probabilities."""
+"""Players that make cube decisions with a cube strategy from their own probabilities (money and match)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from cube.match import MatchCube
 from engine.batch import flip_boards
 from players.base import Player
 from players.cube import CubeDecider, CubeSpec
+from players.match_cube import MatchCubeDecider
 
 
 class StrategyPlayer(Player):
-    """A player whose cube decisions come from a :class:`CubeDecider` (or none: never doubles, always takes)."""
+    """A player whose cube decisions come from a :class:`CubeDecider` (or none: never doubles, always takes).
 
-    def __init__(self, name: str, cube: CubeSpec, decider: CubeDecider | None) -> None:
+    At a match score they come from ``match_decider`` (or none).
+    """
+
+    def __init__(
+        self, name: str, cube: CubeSpec, decider: CubeDecider | None, match_decider: MatchCubeDecider | None = None
+    ) -> None:
         super().__init__(name)
         self.cube = cube
         self.decider = decider
+        self.match_decider = match_decider
+
+    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
+        """The match strategy's action per board (side on roll); no double without one."""
+        if self.match_decider is None:
+            return super().match_double_actions(boards, cubes)
+        return self.match_decider.decide(boards, cubes)[0]
+
+    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
+        """The match strategy's answer per board seen by the doubled side; take without one."""
+        if self.match_decider is None:
+            return super().match_double_responses(boards, doubler_cubes)
+        return self.match_decider.decide(flip_boards(boards), doubler_cubes)[1]
 
     def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
         """The strategy's action per board (side on roll); no double without a strategy."""

@@ -1,0 +1,250 @@
+"""Match cube strategies: batched cube decisions at a match score from a player's own probabilities.
+
+In a match (``jumpgammon tournament --match-length N``) a player's cube spec names a *match*
+cube strategy from :data:`MATCH_CUBE_STRATEGIES`:
+
+``none``
+    never doubles, always takes.
+``gnubg``
+    GNU Backgammon's own match cube (gnubg players only; :mod:`players.gnubg_player`).
+``gnubg-match``
+    gnubg's 0-ply match cube (:func:`cube.match.cube_actions`): the cubeful MWC
+    ``(1 - x) cubeless + x live`` with the cube efficiency x of each position's class
+    (:mod:`cube.efficiency`: 0.68 in contact, 0.6 to 0.7 by pips in a race, 0.6 in bearoffs).
+``janowski:X``
+    the same match cube with one efficiency ``X`` for every position; ``dead`` is ``janowski:0``
+    and ``live`` is ``janowski:1``.
+
+So the money specs ``dead``, ``live`` and ``janowski:X`` keep their meaning (the cube's life)
+at a match score; the other money specs (``janowski:X1,X2``, ``jump:...``, ``jump-local``) are
+money strategies and are refused in matches.
+
+A strategy answers for many positions at once: :meth:`MatchCubeStrategy.decide` takes the
+probabilities (n, 5) of each side on roll, its :class:`cube.match.MatchCube` and the boards (for
+the position class or a lookahead). A new model plugs in with one call to
+:func:`register_match_cube`; :class:`VolatilityModelCube` adapts a model with the protocol
+``decide(probs, cubes, volatility) -> (double, take)`` (boolean arrays), for example::
+
+    register_match_cube("jump-match", "jump-match", lambda arg, met: VolatilityModelCube(Model(met), "jump-match"))
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from cube import CubeEfficiency, PositionClass, local_volatility
+from cube.errors import CubeInputError
+from cube.match import MatchCube, cube_actions
+from cube.met import MatchEquityTable
+from cube.states import CubeAction, CubeResponse
+from engine.batch import phases
+from engine.errors import InvalidSpec
+from engine.position import GamePhase
+
+Lookahead = Callable[[np.ndarray], np.ndarray]
+
+_CLASS_OF_PHASE = {
+    GamePhase.CONTACT: PositionClass.CONTACT,
+    GamePhase.RACE: PositionClass.RACE,
+    GamePhase.BEAROFF_ONE_SIDED: PositionClass.BEAROFF_ONE_SIDED,
+    GamePhase.BEAROFF_TWO_SIDED: PositionClass.BEAROFF_TWO_SIDED,
+    GamePhase.OVER: PositionClass.OVER,
+}
+
+
+def cube_efficiencies(boards: np.ndarray, efficiency: CubeEfficiency | None = None) -> np.ndarray:
+    """gnubg's cube efficiency x of each board (side on roll), from its position class (and pips in a race).
+
+    Two-sided bearoffs get the class's cap (gnubg solves an effective x from its cubeful bearoff
+    database there; this project has no cubeful two-sided database).
+    """
+    eff = efficiency or CubeEfficiency()
+    b = np.asarray(boards, dtype=np.int64).reshape(-1, 26)
+    kinds = phases(np.ascontiguousarray(b, dtype=np.int8))
+    pips = (np.clip(b, 0, None) * np.arange(26)).sum(axis=1)
+    x = np.empty(len(b))
+    for phase, kind in _CLASS_OF_PHASE.items():
+        rows = np.flatnonzero(kinds == phase)
+        if kind is PositionClass.RACE:
+            x[rows] = [eff.x(kind, int(p)) for p in pips[rows]]
+        else:
+            x[rows] = eff.x(kind)
+    return x
+
+
+class MatchCubeStrategy(ABC):
+    """A batched match cube strategy (subclasses decide; :func:`register_match_cube` names them)."""
+
+    #: Whether :meth:`decide` needs the 441-roll lookahead.
+    needs_lookahead: bool = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @abstractmethod
+    def decide(
+        self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(:class:`CubeAction`, :class:`CubeResponse`) value arrays: each side on roll's action, its opponent's answer.
+
+        ``probs`` (n, 5) and ``cubes`` are the side on roll's; ``boards`` (n, 26) are seen by it.
+        """
+
+
+class EfficiencyMatchCube(MatchCubeStrategy):
+    """gnubg's match cube with x from each position's class, or one fixed x (:func:`cube.match.cube_actions`)."""
+
+    def __init__(self, met: MatchEquityTable, name: str, x: float | None = None) -> None:
+        super().__init__(name)
+        self.met = met
+        self.x = x
+        self.efficiency = CubeEfficiency()
+
+    def decide(
+        self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """gnubg's decision for each position at its cube (side on roll's view)."""
+        x = np.full(len(probs), self.x) if self.x is not None else cube_efficiencies(boards, self.efficiency)
+        return cube_actions(probs, self.met, cubes, x)
+
+
+class VolatilityModel(Protocol):
+    """A match cube model deciding from probabilities, cubes and each position's volatility."""
+
+    def decide(
+        self, probs: np.ndarray, cubes: Sequence[MatchCube], volatility: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(double, take) boolean arrays: the side on roll doubles; its opponent takes a double."""
+        ...
+
+
+class VolatilityModelCube(MatchCubeStrategy):
+    """Adapts a :class:`VolatilityModel`: the volatility is each position's local volatility from the lookahead."""
+
+    needs_lookahead = True
+
+    def __init__(self, model: VolatilityModel, name: str) -> None:
+        super().__init__(name)
+        self.model = model
+
+    def decide(
+        self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The model's decisions as (:class:`CubeAction`, :class:`CubeResponse`) value arrays."""
+        assert lookahead is not None
+        volatility = local_volatility(lookahead(boards)[:, :, 0]) if len(boards) else np.zeros(0)
+        double, take = (np.asarray(v, dtype=bool) for v in self.model.decide(probs, cubes, volatility))
+        action = np.where(double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE).astype(str)
+        return action, np.where(take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
+
+
+@dataclass(frozen=True)
+class MatchCubeEntry:
+    """A registered match cube strategy: how its spec is written and how to build it from its argument."""
+
+    usage: str
+    build: Callable[[str, MatchEquityTable], MatchCubeStrategy]
+
+
+#: Match cube strategies by spec name (the text before the first ``:``); ``none`` and ``gnubg`` are built in.
+MATCH_CUBE_STRATEGIES: dict[str, MatchCubeEntry] = {}
+
+
+def register_match_cube(name: str, usage: str, build: Callable[[str, MatchEquityTable], MatchCubeStrategy]) -> None:
+    """Make ``name`` a match cube spec; ``build(argument, met)`` raises InvalidSpec or CubeInputError on bad input."""
+    MATCH_CUBE_STRATEGIES[name] = MatchCubeEntry(usage, build)
+
+
+def _no_argument(name: str, x: float | None) -> Callable[[str, MatchEquityTable], MatchCubeStrategy]:
+    def build(arg: str, met: MatchEquityTable) -> MatchCubeStrategy:
+        if arg:
+            raise InvalidSpec(f"match cube spec {name!r} takes no argument, got {arg!r}")
+        return EfficiencyMatchCube(met, name, x)
+
+    return build
+
+
+def _janowski(arg: str, met: MatchEquityTable) -> MatchCubeStrategy:
+    try:
+        x = float(arg)
+    except ValueError:
+        raise InvalidSpec(f"match cube spec 'janowski:{arg}': {arg!r} is not a number") from None
+    if not (np.isfinite(x) and 0.0 <= x <= 1.0):
+        raise InvalidSpec(f"match cube spec 'janowski:{arg}': {arg!r} is not in [0, 1]")
+    return EfficiencyMatchCube(met, f"janowski:{arg}", x)
+
+
+register_match_cube("gnubg-match", "gnubg-match", _no_argument("gnubg-match", None))
+register_match_cube("janowski", "janowski:X", _janowski)
+register_match_cube("dead", "dead", _no_argument("dead", 0.0))
+register_match_cube("live", "live", _no_argument("live", 1.0))
+
+
+def match_cube_specs() -> str:
+    """The match cube specs, as an error message or help text lists them."""
+    return ", ".join(["none", "gnubg", *(entry.usage for entry in MATCH_CUBE_STRATEGIES.values())])
+
+
+@dataclass(frozen=True)
+class MatchCubeSpec:
+    """A parsed match cube spec: its text and strategy; ``own`` for gnubg's own cube (strategy None)."""
+
+    text: str
+    strategy: MatchCubeStrategy | None
+    own: bool = False
+
+    @property
+    def cubeless(self) -> bool:
+        """True when this spec never doubles and always takes."""
+        return self.strategy is None and not self.own
+
+
+def parse_match_cube_spec(text: str, met: MatchEquityTable) -> MatchCubeSpec:
+    """The match cube strategy a spec names, deciding with ``met``; raises InvalidSpec naming the spec."""
+    if not isinstance(text, str):
+        raise InvalidSpec(f"match cube spec must be a string, got {text!r}")
+    name, colon, arg = text.strip().partition(":")
+    if name == "none" and not colon:
+        return MatchCubeSpec(text, None)
+    if name == "gnubg" and not colon:
+        return MatchCubeSpec(text, None, own=True)
+    entry = MATCH_CUBE_STRATEGIES.get(name)
+    if entry is None or (colon and not arg):
+        raise InvalidSpec(f"cube spec {text!r} is not a match cube strategy (in matches: {match_cube_specs()})")
+    try:
+        return MatchCubeSpec(text, entry.build(arg, met))
+    except CubeInputError as exc:
+        raise InvalidSpec(f"match cube spec {text!r}: {exc}") from None
+
+
+class MatchCubeDecider:
+    """Batched match cube decisions of one strategy from a player's probabilities (side on roll's view)."""
+
+    def __init__(
+        self,
+        strategy: MatchCubeStrategy,
+        probabilities: Callable[[np.ndarray], np.ndarray],
+        lookahead: Lookahead | None = None,
+    ) -> None:
+        if strategy.needs_lookahead and lookahead is None:
+            raise InvalidSpec(
+                f"match cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks"
+            )
+        self.strategy = strategy
+        self.probabilities = probabilities
+        self.lookahead = lookahead
+        self.decisions = 0
+        self.lookaheads = 0
+
+    def decide(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, responses) for boards seen by the side on roll at their cubes (see :class:`MatchCubeStrategy`)."""
+        boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+        self.decisions += len(boards)
+        if self.strategy.needs_lookahead:
+            self.lookaheads += len(boards)
+        return self.strategy.decide(self.probabilities(boards), cubes, boards, self.lookahead)
