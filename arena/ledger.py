@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ def load(path: Path, cfg: Any) -> list[Block]:
     return blocks
 
 
-def start(path: Path, cfg: Any, kept: list[Block]) -> None:
+def start(path: Path, cfg: Any, kept: Sequence[Block]) -> None:
     """Rewrite ``path`` with the header and the ``kept`` blocks (dropping a cut-short last line)."""
     text = json.dumps({"tournament": describe(cfg)}) + "\n"
     text += "".join(json.dumps(block_to_json(b)) + "\n" for b in kept)

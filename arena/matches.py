@@ -275,6 +275,8 @@ def summarise_matches(
     """The result of the finished match blocks (in pair order) from A's view."""
     wins = pair_match_wins(blocks)
     mwc, se, ci95 = pair_statistics(wins)
+    if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be
+        ci95 = (max(0.0, ci95[0]), min(1.0, ci95[1]))
     games = int(sum(int(b.games.sum()) for b in blocks))
     matches = int(sum(b.matches for b in blocks))
     return MatchTournamentResult(
