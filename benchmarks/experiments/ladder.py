@@ -101,15 +101,17 @@ def run_ladder(
     play: bool = True,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Play every selected row to its game target (resuming its ledger); write and return result.json's content.
+    """Play the rows named in ``only`` (all by default) to their game targets, resuming their ledgers.
 
-    Each row's ``ppg`` and ``se`` are A's points per game against B with the standard error over
-    mirrored pairs. With ``play`` False nothing is played: rows report what their ledgers hold.
+    Returns (and writes as result.json) every row of the ladder: each row's ``ppg`` and ``se`` are
+    A's points per game against B with the standard error over mirrored pairs; rows not played
+    this time (or with ``play`` False) report what their ledgers hold.
     """
     out.mkdir(parents=True, exist_ok=True)
     gnubg_installed = importlib.util.find_spec("gnubg") is not None
     rows = []
-    for rung in select_rungs(only):
+    chosen = {r.name for r in select_rungs(only)}
+    for rung in RUNGS:
         path = out / f"{rung.name}.ledger.jsonl"
         target = games_deep if rung.deep else games
         row: dict[str, Any] = {
@@ -125,16 +127,16 @@ def run_ladder(
                 + f" --checkpoint {path}"
             ),
         }
-        if play and rung.needs_gnubg and not gnubg_installed:
+        if not (play and rung.name in chosen):
+            row.update(_held(rung, path, seed))  # a row not played this time reports its ledger
+        elif rung.needs_gnubg and not gnubg_installed:
             row.update(skipped="the gnubg package is not installed (pip install -e '.[gnubg]')")
             row.update(_held(rung, path, seed))
-        elif play:
+        else:
             if progress:
                 print(f"ladder: {rung.name} to {target:,} games", file=sys.stderr, flush=True)
             played, _ = run_tournament(_config(rung, target, seed), workers=workers, progress=progress, checkpoint=path)
             row.update(games=played.games, ppg=played.ppg, se=played.se, games_per_second=played.games_per_second)
-        else:
-            row.update(_held(rung, path, seed))
         rows.append(row)
     result = {"experiment": "ladder", "seed": seed, "net_cube": NET_CUBE, "rows": rows}
     write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
