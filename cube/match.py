@@ -67,6 +67,7 @@ __all__ = [
     "MatchScore",
     "TakePointLevel",
     "cube_decision",
+    "decision_from_mwcs",
     "cubeful_mwc",
     "dead_take_point",
     "cubeless_mwc",
@@ -450,8 +451,28 @@ def cube_decision(
     if arr.shape != (5,):
         raise CubeInputError(f"cube_decision takes one position (shape (5,)), got shape {arr.shape}")
     no_double = float(cubeful_mwc(arr, met, cube, x))
-    nd_eq = float(mwc_to_equity(no_double, met, cube))
     if not cube.can_double:
+        return decision_from_mwcs(no_double, None, None, bool(arr[1] > 0.0), met, cube)
+    double_take = float(cubeful_mwc(arr, met, cube.doubled(), x if x_doubled is None else x_doubled))
+    double_pass = game_result_mwc(met, cube.score, won=cube.value)
+    return decision_from_mwcs(no_double, double_take, double_pass, bool(arr[1] > 0.0), met, cube)
+
+
+def decision_from_mwcs(
+    no_double: float,
+    double_take: float | None,
+    double_pass: float | None,
+    gammons: bool,
+    met: MatchEquityTable,
+    cube: MatchCube,
+) -> MatchCubeDecision:
+    """gnubg's cube decision from the three MWCs of the side on roll (module notes), whatever the cube model.
+
+    ``double_take`` and ``double_pass`` are None where the side on roll cannot double; ``gammons``:
+    the side on roll has some chance of a gammon (else a pass is never "too good").
+    """
+    nd_eq = float(mwc_to_equity(no_double, met, cube))
+    if double_take is None or double_pass is None:
         nan = float("nan")
         return MatchCubeDecision(
             CubeAction.NO_DOUBLE,
@@ -461,10 +482,7 @@ def cube_decision(
             CubeEquities(no_double, nan, nan, no_double),
             CubeEquities(nd_eq, nan, nan, nd_eq),
         )
-    double_take = float(cubeful_mwc(arr, met, cube.doubled(), x if x_doubled is None else x_doubled))
-    double_pass = game_result_mwc(met, cube.score, won=cube.value)
     nd, dt, dp = (float(e) for e in mwc_to_equity([no_double, double_take, double_pass], met, cube))
-    gammons = arr[1] > 0.0
     optional = False
     if dt >= nd and dp >= nd:
         action = CubeAction.DOUBLE
@@ -473,7 +491,7 @@ def cube_decision(
             optional = abs(dt - nd) <= OPTIONAL_TOLERANCE
         else:
             response, best = CubeResponse.PASS, 2
-            optional = abs(nd - dp) <= OPTIONAL_TOLERANCE and bool(gammons)
+            optional = abs(nd - dp) <= OPTIONAL_TOLERANCE and gammons
     else:
         best = 0
         response = CubeResponse.PASS if dt > dp or nd <= dt else CubeResponse.TAKE
