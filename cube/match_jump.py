@@ -24,7 +24,11 @@ moves (Janowski's W and L assumption, seed 003; gnubg's live cube, seed 004).
    using ``E[J; J > 0] = -E[J; J < 0] = alpha / 2``. At the cash point of the side holding the
    cube the live MWC is concave (``B_+ < B_-``): the break is cut by ``(alpha/2)(B_- - B_+)``, the
    MWC lost to jumps past the cash point (overshoot). At the take point of an unavailable cube it is
-   convex and raised by the same rule (the opponent overshoots its own cash point).
+   convex and raised by the same rule (the opponent overshoots its own cash point). In money
+   play the cash-point break is always concave (``B_- - B_+ = S / (2 (W - 1/2)) > 0``); at a match
+   score it can be convex: where a gammon after taking wins the match (3-away against 5-away
+   taking a 2-cube in a gammonish position) the MWC climbs faster above the cash point than below,
+   jumps past it gain, and the jump take point falls *below* the live one.
 4. *The live ladder.* The live (``alpha = 0``) MWC functions are gnubg's (seed 004,
    :mod:`cube.match`): take points level by level down from the first cube that ends the match
    for a side on any win, ``TP(live, n) = TP(dead, n) (1 - TP_opponent(live, 2n))``. The jump model
@@ -109,6 +113,7 @@ from cube.states import CubeState
 __all__ = [
     "MAX_MATCH_VOLATILITY",
     "JumpLadder",
+    "check_match_volatility",
     "jump_cube_decision",
     "jump_ladder",
     "jump_mwc",
