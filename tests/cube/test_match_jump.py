@@ -120,7 +120,8 @@ def _points(met: MatchEquityTable, n: int, win_g: float, lose_g: float) -> tuple
     """(take point, cash point) with the jump model and with alpha = 0, level 1 at n-away against n-away."""
     ladder = jump_ladder(rated(np.array(0.5), win_g, lose_g), met, MatchCube(MatchScore(n, n)), MONEY_ALPHA)
     jump, live = ladder.jump[-1], ladder.live[-1]
-    return float(jump.take_point), 1.0 - float(jump.opp_take_point), float(live.take_point), 1.0 - float(live.opp_take_point)
+    jump_points = (float(jump.take_point), 1.0 - float(jump.opp_take_point))
+    return (*jump_points, float(live.take_point), 1.0 - float(live.opp_take_point))
 
 
 @pytest.mark.parametrize(("win_g", "lose_g"), RATES)
@@ -162,7 +163,8 @@ def test_long_match_doubling_points_approach_money(
     """25-away against 25-away: the initial double point within 0.003 of money's, the redouble point
     (two nearly parallel lines crossing) within 0.01; the redouble gap shrinks from 15 to 50 points."""
     money = JumpLinearModel(MONEY_ALPHA).points(1.0 + win_g, 1.0 + lose_g)
-    expected = (float(money.id_o), float(money.rd_o))
+    assert money.id_o is not None and money.rd_o is not None
+    expected = (money.id_o, money.rd_o)
     gaps = {n: np.abs(np.subtract(_doubling_points(long_mets[n], n, win_g, lose_g), expected)) for n in (15, 25, 50)}
     assert gaps[25][0] < 0.003 and gaps[25][1] < 0.01
     assert gaps[50][1] <= gaps[15][1] + 1e-3  # the 6000-point scan's resolution
@@ -177,7 +179,9 @@ def test_one_step_ladder_beats_a_self_consistent_one() -> None:
     for _ in range(200):
         cp = 1.0 - tp
         tp = cp * cp / (2.0 * (2.0 * cp - alpha))
-    exact = solve(1.0, 1.0, alpha).points().tp
+    exact_tp = solve(1.0, 1.0, alpha).points().tp
+    assert exact_tp is not None
+    exact = float(exact_tp)
     one_step = float(take_point(1.0, 1.0, alpha))
     assert abs(one_step - exact) < abs(tp - exact)
     assert round(tp, 4) == 0.2107
@@ -258,7 +262,11 @@ def test_local_volatility_enters_only_at_the_players_cash_point() -> None:
 
 @pytest.mark.parametrize(
     ("cube_args", "why"),
-    [((1, 4, True, 1, CENTERED), "Crawford"), ((2, 2, False, 1, CENTERED), "2-away/2-away"), ((2, 2, False, 2, OWNED), "dead")],
+    [
+        ((1, 4, True, 1, CENTERED), "Crawford"),
+        ((2, 2, False, 1, CENTERED), "2-away/2-away"),
+        ((2, 2, False, 2, OWNED), "dead"),
+    ],
 )
 def test_cube_left_out_is_cubeless(cube_args: tuple, why: str) -> None:
     met = published_met("Kazaross-XG2")
