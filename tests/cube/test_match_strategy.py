@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from cube.met import published_met
 from cube.states import CubeAction, CubeResponse, CubeState
 
 MET = published_met("Kazaross-XG2")
+NOT_A_CUBE: Any = "centered"
 CUBES = [
     MatchCube(MatchScore(7, 7)),
     MatchCube(MatchScore(7, 4), 2, CubeState.OWNED),
@@ -48,7 +52,9 @@ def expected(d: MatchCubeDecision) -> tuple[bool, bool]:
         (JumpMatchCube(MET, 0.09, local=True), lambda p, c, v: jump_cube_decision(p, MET, c, 0.09, v)),
     ],
 )
-def test_batched_answers_are_the_single_decisions(model: MatchCubeModel, single) -> None:  # type: ignore[no-untyped-def]
+def test_batched_answers_are_the_single_decisions(
+    model: MatchCubeModel, single: Callable[[np.ndarray, MatchCube, float], MatchCubeDecision]
+) -> None:
     n = 400
     probs = positions(n, 7)
     cubes = [CUBES[i % len(CUBES)] for i in range(n)]
@@ -85,14 +91,14 @@ def test_no_double_where_the_cube_cannot_be_used() -> None:
         (lambda: JumpMatchCube(MET).decide(positions(3, 0), CUBES[:2]), "2 match cubes for 3 positions"),
         (lambda: JumpMatchCube(MET, local=True).decide(positions(3, 0), CUBES[0]), "needs one local"),
         (lambda: JumpMatchCube(MET).decide(positions(3, 0), CUBES[0], [0.1] * 3), "constant volatility"),
-        (lambda: JumpMatchCube(MET).decide(positions(2, 0), [CUBES[0], "centered"]), "not a MatchCube"),
+        (lambda: JumpMatchCube(MET).decide(positions(2, 0), [CUBES[0], NOT_A_CUBE]), "not a MatchCube"),
         (lambda: JumpMatchCube(MET).decide(positions(1, 0)[0], CUBES[0]), "shape (n, 5)"),
         (lambda: JumpMatchCube(MET, 0.6), "outside [0, 0.5)"),
         (lambda: JumpMatchCube(MET, local=True).decide(positions(2, 0), CUBES[0], [0.1, -0.2]), "-0.2"),
         (lambda: GnubgMatchCube(MET, 1.5), "1.5"),
     ],
 )
-def test_bad_input_names_it(call, words: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_names_it(call: Callable[[], object], words: str) -> None:
     with pytest.raises(CubeInputError, match=words.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         call()
 
