@@ -36,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidDice(f"{args.id!r} has no dice rolled: give --dice A B")
     d1, d2 = check_dice(dice)
     met = met_by_name(args.met)
+    cube = match_cube_of(match, met) if match is not None and match.match_length > 0 else None
     ev = load_evaluator(args.weights)
     out: dict[str, object] = {"position_id": position.id, "dice": [d1, d2], "plies": args.plies}
-    if match is not None and match.match_length > 0:
-        cube = match_cube_of(match)
+    if match is not None and cube is not None:
         out.update(match_id=match.id, met=met.name, away=cube.score.away, opp_away=cube.score.opp_away)
         moves = moves_mwc_json(ev, position, (d1, d2), args.plies, met, cube)
     else:

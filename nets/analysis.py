@@ -41,10 +41,14 @@ def probabilities_json(p: np.ndarray) -> dict[str, float]:
     return {name: round(float(v), 6) for name, v in zip(OUTPUTS, p, strict=True)}
 
 
-def match_cube_of(match: MatchState) -> MatchCube:
-    """The side on roll's score, cube value and cube state in a match (``match_length`` > 0)."""
+def match_cube_of(match: MatchState, met: MatchEquityTable) -> MatchCube:
+    """The side on roll's score, cube value and cube state in a match (``match_length`` > 0).
+
+    Raises CubeInputError naming the match length when ``met`` does not cover the match.
+    """
     me = match.on_roll
     n = match.match_length
+    met.truncated(n)  # the check and its message
     score = MatchScore(n - match.score[me], n - match.score[1 - me], match.crawford)
     return MatchCube(score, match.cube, cube_state_of(match))
 
@@ -115,7 +119,7 @@ def analyse(
     if match is not None and at_score:
         if met is None:
             raise ValueError("a match at a score needs a match equity table")
-        cube_now = match_cube_of(match)
+        cube_now = match_cube_of(match, met)
         local_alpha = min(STATISTICAL_SCALE * vol.mean_abs_jump, float(np.nextafter(MAX_MATCH_VOLATILITY, 0.0)))
         cubeless = float(cubeless_mwc(probs, met, cube_now))
         result["match"] = {
@@ -154,7 +158,7 @@ def analyse(
         }
     if match is not None and match.dice[0] and not position.is_over():
         if at_score and met is not None:
-            result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match))
+            result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
             result["moves"] = moves_json(ev, position, match.dice, plies)
     return result
