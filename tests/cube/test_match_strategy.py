@@ -28,6 +28,10 @@ CUBES = [
 ]
 
 
+# both strategies satisfy the protocol (checked by mypy)
+MODELS: tuple[MatchCubeModel, ...] = (GnubgMatchCube(MET), JumpMatchCube(MET), JumpMatchCube(MET, local=True))
+
+
 def positions(n: int, seed: int) -> np.ndarray:
     """Consistent random probabilities: win, then gammon and backgammon shares of wins and losses."""
     rng = np.random.default_rng(seed)
