@@ -45,9 +45,11 @@ shares. With ``B_1 = (Cash - Lose) / C`` and ``B_2 = (Win - Cash) / (1 - C)``::
     M_O(C) = Cash - (alpha_r / 2) (B_1 - B_2)
     TP(jump, n) = C (Pass - Lose) / (M_O(C) - Lose)
 
-with ``Pass`` the MWC of passing (losing ``n``). At ``alpha_r = 0`` this is the live rule above
-(``TP(dead, n) = (Pass - Lose) / (Cash - Lose)`` measured against a cube ``2n`` that the taker
-cashes at ``C``). The top level is dead (no redouble after the take), its owned MWC a straight
+with ``Pass`` the MWC of passing (losing ``n``). At ``alpha_r = 0`` this is gnubg's rule: seed 004's
+``TP(live, n) = TP(dead, n) (1 - TP_doubler(live, 2n))`` holds with ``TP(dead, n) = (Pass - Lose) /
+(Cash - Lose)``, the dead take point against a taker who cashes ``2n`` (not the gammon-weighted
+``Win``, which the printed formula's "dead" could suggest; :func:`cube.match.take_point_ladder`
+uses the cash too). The top level is dead (no redouble after the take), its owned MWC a straight
 line, so it has no overshoot: its take point is the dead one, with gnubg's automatic redouble of a
 side that the doubled cube already wins the match.
 
@@ -56,9 +58,10 @@ the results are ``M0 + k D`` for winning ``k`` points; in units of ``2 n D`` abo
 ``Pass = -1/2``, ``Lose = -L``, ``Cash = 1``, ``Win = W`` and the infinite live ladder gives
 ``C = (L + 1) / (W + L + 1/2)``. Then ``B_1 - B_2 = S / (2 (W - 1/2))`` with ``S = W + L + 1/2``
 and ``M_O(C) = 1 - (alpha_r / 4) S / (W - 1/2)``, ``TP = (L - 1/2)(L + 1) / (S (L + 1 - (alpha_r / 4)
-S / (W - 1/2)))``: Higgins' take point with the factor ``1/4`` that the paper's printed formula
-drops (its own derivation, its ``B_O1`` and its implied cube-life index all carry it; see
-:mod:`cube.jump_linear`). The cash point is the mirror image (the opponent's take point).
+S / (W - 1/2)))``: Higgins' take point with the factor ``1/4`` that the paper's printed take point
+and the line before it (``A_O1 + B_O1 CP_L = 1 - alpha_r S / (W - 1/2)``) drop; derived again here
+as above, the factor is there, as in the paper's own ``E_O(CP_L)``, ``B_O1`` and implied cube-life
+index (see :mod:`cube.jump_linear`). The cash point is the mirror image (the opponent's take point).
 
 **Why not a self-consistent ladder.** Feeding the jump take points back (break at the *jump*
 cash point of the level above) sounds more faithful but over-corrects: for money, no gammons,
