@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
+from cube.met import DEFAULT_MET, PUBLISHED_METS
+
 
 def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type for an integer in [low, high] (no upper bound when ``high`` is None)."""
@@ -74,6 +76,17 @@ PLIES = int_range(0, 2)
 def add_json_argument(p: argparse.ArgumentParser) -> None:
     """Add ``--json``: one JSON object on stdout, errors as ``{"error": ...}``."""
     p.add_argument("--json", action="store_true", help="machine-readable output (one JSON object on stdout)")
+
+
+def add_met_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--met NAME``: the match equity table for match IDs at a score (published name or gnubg .xml)."""
+    p.add_argument(
+        "--met",
+        metavar="NAME",
+        default=DEFAULT_MET,
+        help=f"match equity table at a match score: {', '.join(PUBLISHED_METS)} or a gnubg .xml file "
+        f"(default {DEFAULT_MET})",
+    )
 
 
 def add_evaluation_arguments(p: argparse.ArgumentParser) -> None:

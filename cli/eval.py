@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from cli.common import add_evaluation_arguments
+from cli.common import add_evaluation_arguments, add_met_argument
+from cube.met import met_by_name
 from engine import board_text, parse_id_pair
 from nets import load_evaluator
 from nets.analysis import analyse, format_moves
@@ -16,14 +17,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
     p = sub.add_parser("eval", help="evaluate a POSITIONID[:MATCHID] for the side on roll")
     add_evaluation_arguments(p)
+    add_met_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print; returns 0."""
     position, match = parse_id_pair(args.id)
+    met = met_by_name(args.met)
     ev = load_evaluator(args.weights)
-    result = analyse(ev, position, match, args.plies)
+    result = analyse(ev, position, match, args.plies, met)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -31,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(format_analysis(result))
     return 0
+
+
+def _pct(mwc: float) -> str:
+    return f"{100 * mwc:.2f}%"
 
 
 def format_analysis(r: dict[str, Any]) -> str:
@@ -48,7 +55,26 @@ def format_analysis(r: dict[str, Any]) -> str:
         f"(equity: sigma {v['equity_sigma']:.4f}, E|jump| {v['equity_mean_abs_jump']:.4f})",
     ]
     cube = r.get("cube", {})
-    if "models" in cube:
+    if "match" in r:
+        m = r["match"]
+        crawford = ", Crawford game" if m["crawford"] else ""
+        lines.append(
+            f"Match to {m['length']}: {m['score'][0]}-{m['score'][1]} ({m['away']}-away against "
+            f"{m['opp_away']}-away{crawford}), cube {m['cube']}, table {m['met']}"
+        )
+        lines.append(
+            f"Cubeless MWC: {100 * r['cubeless_mwc']:.2f}%  (normalised equity {r['cubeless_normalised_equity']:+.3f})"
+        )
+        lines.append(f"Cube ({cube['state']}): MWC, normalised equity in brackets")
+        for name, d in cube["models"].items():
+            mwc, eq = d["mwc"], d["equity"]
+            parts = [f"no double {_pct(mwc['no_double'])} ({eq['no_double']:+.3f})"]
+            if mwc["double_take"] is not None:
+                parts.append(f"double/take {_pct(mwc['double_take'])} ({eq['double_take']:+.3f})")
+                parts.append(f"double/pass {_pct(mwc['double_pass'])} ({eq['double_pass']:+.3f})")
+            lines.append(f"  {name}: cubeful MWC {_pct(d['cubeful_mwc'])}")
+            lines.append(f"      {', '.join(parts)}  ->  {d['action']}")
+    elif "models" in cube:
         lines.append(f"Cube ({cube['state']}):")
         for name, d in cube["models"].items():
             lines.append(

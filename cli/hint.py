@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_evaluation_arguments, int_range
+from cli.common import add_evaluation_arguments, add_met_argument, int_range
+from cube.met import met_by_name
 from engine import InvalidDice, check_dice, parse_id_pair
 from nets import load_evaluator
-from nets.analysis import format_moves, moves_json
+from nets.analysis import format_moves, match_cube_of, moves_json, moves_mwc_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the roll (default: the match ID's dice)",
     )
     add_evaluation_arguments(p)
+    add_met_argument(p)
     p.set_defaults(func=run)
 
 
@@ -33,9 +35,20 @@ def run(args: argparse.Namespace) -> int:
     if dice == (0, 0):
         raise InvalidDice(f"{args.id!r} has no dice rolled: give --dice A B")
     d1, d2 = check_dice(dice)
-    moves = moves_json(load_evaluator(args.weights), position, (d1, d2), args.plies)
-    if args.json:
-        print(json.dumps({"position_id": position.id, "dice": [d1, d2], "plies": args.plies, "moves": moves}))
+    met = met_by_name(args.met)
+    cube = match_cube_of(match, met) if match is not None and match.match_length > 0 else None
+    ev = load_evaluator(args.weights)
+    out: dict[str, object] = {"position_id": position.id, "dice": [d1, d2], "plies": args.plies}
+    if match is not None and cube is not None:
+        out.update(match_id=match.id, met=met.name, away=cube.score.away, opp_away=cube.score.opp_away)
+        moves = moves_mwc_json(ev, position, (d1, d2), args.plies, met, cube)
     else:
+        moves = moves_json(ev, position, (d1, d2), args.plies)
+    out["moves"] = moves
+    if args.json:
+        print(json.dumps(out))
+    else:
+        if "met" in out:
+            print(f"{out['away']}-away against {out['opp_away']}-away, table {met.name}: ranked by MWC")
         print(format_moves(moves))
     return 0

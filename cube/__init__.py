@@ -10,7 +10,8 @@ Modules: :mod:`cube.states`, :mod:`cube.gamestate` (P, W, L), :mod:`cube.janowsk
 :mod:`cube.jump_linear`, :mod:`cube.jump_nonlinear`, :mod:`cube.jump_numerical`,
 :mod:`cube.distributions`, :mod:`cube.volatility`, :mod:`cube.points`, :mod:`cube.strategy`;
 match play: :mod:`cube.met` (match equity tables), :mod:`cube.match` (MWC and cube decisions at a
-score), :mod:`cube.efficiency` (gnubg's cube efficiency by position class).
+score), :mod:`cube.efficiency` (gnubg's cube efficiency by position class), :mod:`cube.match_jump`
+(the jump model at a match score), :mod:`cube.match_strategy` (batched match cube strategies).
 """
 
 from cube.distributions import DISTRIBUTIONS, JumpDistribution
@@ -22,6 +23,8 @@ from cube.jump_linear import STATISTICAL_SCALE, JumpLinearModel, implied_cube_li
 from cube.jump_nonlinear import JumpNonlinearModel
 from cube.jump_numerical import NumericalSolution, solve, solve_cached
 from cube.match import MatchCube, MatchCubeDecision, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc
+from cube.match_jump import jump_cube_decision, jump_mwc
+from cube.match_strategy import GnubgMatchCube, JumpMatchCube, MatchCubeActions, MatchCubeModel
 from cube.met import DEFAULT_MET, PUBLISHED_METS, MatchEquityTable, keith_met, published_met
 from cube.points import POINT_NAMES, DecisionPoints
 from cube.states import CubeAction, CubeResponse, CubeState
@@ -59,12 +62,16 @@ __all__ = [
     "CubeStrategy",
     "DecisionPoints",
     "GameState",
+    "GnubgMatchCube",
     "JanowskiModel",
     "JanowskiStrategy",
     "JumpDistribution",
     "JumpLinearModel",
+    "JumpMatchCube",
     "JumpNonlinearModel",
     "MatchCube",
+    "MatchCubeActions",
+    "MatchCubeModel",
     "MatchCubeDecision",
     "MatchEquityTable",
     "MatchScore",
@@ -82,7 +89,9 @@ __all__ = [
     "janowski",
     "janowski_refined",
     "jump",
+    "jump_cube_decision",
     "jump_local",
+    "jump_mwc",
     "keith_met",
     "live",
     "live_equity",

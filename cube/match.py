@@ -69,6 +69,7 @@ __all__ = [
     "DecisionRule",
     "cube_actions",
     "cube_decision",
+    "decision_from_mwcs",
     "decision_rule",
     "cubeful_mwc",
     "dead_take_point",
@@ -453,8 +454,28 @@ def cube_decision(
     if arr.shape != (5,):
         raise CubeInputError(f"cube_decision takes one position (shape (5,)), got shape {arr.shape}")
     no_double = float(cubeful_mwc(arr, met, cube, x))
-    nd_eq = float(mwc_to_equity(no_double, met, cube))
     if not cube.can_double:
+        return decision_from_mwcs(no_double, None, None, bool(arr[1] > 0.0), met, cube)
+    double_take = float(cubeful_mwc(arr, met, cube.doubled(), x if x_doubled is None else x_doubled))
+    double_pass = game_result_mwc(met, cube.score, won=cube.value)
+    return decision_from_mwcs(no_double, double_take, double_pass, bool(arr[1] > 0.0), met, cube)
+
+
+def decision_from_mwcs(
+    no_double: float,
+    double_take: float | None,
+    double_pass: float | None,
+    gammons: bool,
+    met: MatchEquityTable,
+    cube: MatchCube,
+) -> MatchCubeDecision:
+    """gnubg's cube decision from the three MWCs of the side on roll (module notes), whatever the cube model.
+
+    ``double_take`` and ``double_pass`` are None where the side on roll cannot double; ``gammons``:
+    the side on roll has some chance of a gammon (else a pass is never "too good").
+    """
+    nd_eq = float(mwc_to_equity(no_double, met, cube))
+    if double_take is None or double_pass is None:
         nan = float("nan")
         return MatchCubeDecision(
             CubeAction.NO_DOUBLE,
@@ -464,10 +485,8 @@ def cube_decision(
             CubeEquities(no_double, nan, nan, no_double),
             CubeEquities(nd_eq, nan, nan, nd_eq),
         )
-    double_take = float(cubeful_mwc(arr, met, cube.doubled(), x if x_doubled is None else x_doubled))
-    double_pass = game_result_mwc(met, cube.score, won=cube.value)
     nd, dt, dp = (float(e) for e in mwc_to_equity([no_double, double_take, double_pass], met, cube))
-    rule = decision_rule(np.array([nd]), np.array([dt]), np.array([dp]), np.array([arr[1] > 0.0]))
+    rule = decision_rule(np.array([nd]), np.array([dt]), np.array([dp]), np.array([gammons]))
     action, response = CubeAction(rule.action[0]), CubeResponse(rule.response[0])
     best, optional = int(rule.best[0]), bool(rule.optional[0])
     mwcs = (no_double, double_take, double_pass)

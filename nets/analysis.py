@@ -10,7 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from cube.states import CubeState
+from cube.gamestate import flip_probabilities
+from cube.jump_linear import STATISTICAL_SCALE
+from cube.match import MatchCube, MatchCubeDecision, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc, mwc_to_equity
+from cube.match_jump import MAX_MATCH_VOLATILITY, jump_cube_decision
+from cube.match_strategy import LINEAR_ALPHA
+from cube.met import MatchEquityTable
+from cube.states import CubeAction, CubeState
 from engine.match import MatchState
 from engine.position import Position
 from nets.evaluator import Evaluator
@@ -35,8 +41,65 @@ def probabilities_json(p: np.ndarray) -> dict[str, float]:
     return {name: round(float(v), 6) for name, v in zip(OUTPUTS, p, strict=True)}
 
 
-def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: int) -> dict[str, Any]:
-    """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view)."""
+def match_cube_of(match: MatchState, met: MatchEquityTable) -> MatchCube:
+    """The side on roll's score, cube value and cube state in a match (``match_length`` > 0).
+
+    Raises CubeInputError naming the match length when ``met`` does not cover the match.
+    """
+    me = match.on_roll
+    n = match.match_length
+    met.truncated(n)  # the check and its message
+    score = MatchScore(n - match.score[me], n - match.score[1 - me], match.crawford)
+    return MatchCube(score, match.cube, cube_state_of(match))
+
+
+def match_cube_label(d: MatchCubeDecision, cube: MatchCube) -> str:
+    """Human label of a match cube decision, e.g. "Double, take", "No redouble, pass", "Cube unavailable"."""
+    if not d.available:
+        return "Crawford game: no cube" if cube.score.crawford else "Cube unavailable"
+    verb = "redouble" if cube.state is CubeState.OWNED else "double"
+    first = {
+        CubeAction.DOUBLE: verb.capitalize(),
+        CubeAction.NO_DOUBLE: f"No {verb}",
+        CubeAction.TOO_GOOD: f"Too good to {verb}",
+    }[d.action]
+    return f"{first}, {d.response}" + (" (optional)" if d.optional else "")
+
+
+def _rounded(values: Any) -> dict[str, float | None]:
+    return {k: (None if np.isnan(v) else round(float(v), 6)) for k, v in vars(values).items()}
+
+
+def match_cube_json(
+    probs: np.ndarray, met: MatchEquityTable, cube: MatchCube, local_alpha: float
+) -> dict[str, dict[str, Any]]:
+    """The cube decision under gnubg's model (x = JANOWSKI_X) and the jump model (constant and local volatility).
+
+    ``local_alpha``: the position's jump volatility for the linear approximation (already scaled).
+    """
+    models = {
+        f"gnubg(x={JANOWSKI_X})": cube_decision(probs, met, cube, JANOWSKI_X),
+        f"jump(alpha={LINEAR_ALPHA})": jump_cube_decision(probs, met, cube, LINEAR_ALPHA),
+        f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})": jump_cube_decision(
+            probs, met, cube, LINEAR_ALPHA, local_alpha
+        ),
+    }
+    return {
+        name: {
+            "action": match_cube_label(d, cube),
+            "optional": d.optional,
+            "cubeful_mwc": round(d.mwc.optimal, 6),
+            "mwc": _rounded(d.mwc),
+            "equity": _rounded(d.equity),
+        }
+        for name, d in models.items()
+    }
+
+
+def analyse(
+    ev: Evaluator, position: Position, match: MatchState | None, plies: int, met: MatchEquityTable | None = None
+) -> dict[str, Any]:
+    """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view); ``met`` for a match at a score."""
     import cube
 
     probs = evaluate_plies(ev, position.array[None], plies)[0]
@@ -52,8 +115,25 @@ def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: 
         "cubeless_equity": round(float(cubeless_equity(probs)), 6),
         "jump_volatility": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in vol.to_json().items()},
     }
-    if match is not None and match.match_length > 0:
-        result["cube"] = {"state": state, "note": "match-play cube decisions are not modelled; money-game theory only"}
+    at_score = match is not None and match.match_length > 0
+    if match is not None and at_score:
+        if met is None:
+            raise ValueError("a match at a score needs a match equity table")
+        cube_now = match_cube_of(match, met)
+        local_alpha = min(STATISTICAL_SCALE * vol.mean_abs_jump, float(np.nextafter(MAX_MATCH_VOLATILITY, 0.0)))
+        cubeless = float(cubeless_mwc(probs, met, cube_now))
+        result["match"] = {
+            "length": match.match_length,
+            "score": [match.score[match.on_roll], match.score[1 - match.on_roll]],
+            "away": cube_now.score.away,
+            "opp_away": cube_now.score.opp_away,
+            "crawford": cube_now.score.crawford,
+            "cube": cube_now.value,
+            "met": met.name,
+        }
+        result["cubeless_mwc"] = round(cubeless, 6)
+        result["cubeless_normalised_equity"] = round(float(mwc_to_equity(cubeless, met, cube_now)), 6)
+        result["cube"] = {"state": state, "models": match_cube_json(probs, met, cube_now, local_alpha)}
     else:
         models = {
             f"janowski(x={JANOWSKI_X}, capped)": cube.janowski(JANOWSKI_X, capped=True).decision(
@@ -77,7 +157,10 @@ def analyse(ev: Evaluator, position: Position, match: MatchState | None, plies: 
             },
         }
     if match is not None and match.dice[0] and not position.is_over():
-        result["moves"] = moves_json(ev, position, match.dice, plies)
+        if at_score and met is not None:
+            result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
+        else:
+            result["moves"] = moves_json(ev, position, match.dice, plies)
     return result
 
 
@@ -99,13 +182,48 @@ def moves_json(ev: Evaluator, position: Position, dice: tuple[int, int], plies: 
     ]
 
 
+def moves_mwc_json(
+    ev: Evaluator, position: Position, dice: tuple[int, int], plies: int, met: MatchEquityTable, cube: MatchCube
+) -> list[dict[str, Any]]:
+    """Every legal play ranked by the mover's MWC at the match score (mover's view).
+
+    ``mwc`` is cubeful, gnubg's model (x = JANOWSKI_X) with the opponent on roll at the same cube:
+    one minus the opponent's cubeful MWC; ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC.
+    """
+    ranked = rank_moves(ev, position, dice, plies)
+    mover = np.stack([r.probabilities for r in ranked])
+    opponent = flip_probabilities(mover)
+    mwc = 1.0 - cubeful_mwc(opponent, met, cube.flipped(), JANOWSKI_X)
+    cubeless = cubeless_mwc(mover, met, cube)
+    order = sorted(range(len(ranked)), key=lambda i: -float(mwc[i]))
+    best = float(mwc[order[0]])
+    return [
+        {
+            "rank": k + 1,
+            "move": str(ranked[i].move),
+            "position_id": ranked[i].position.id,
+            "plies": ranked[i].plies,
+            "mwc": round(float(mwc[i]), 6),
+            "cubeless_mwc": round(float(cubeless[i]), 6),
+            "equity": round(ranked[i].equity, 6),
+            "difference": round(float(mwc[i]) - best, 6),
+            "probabilities": probabilities_json(ranked[i].probabilities),
+        }
+        for k, i in enumerate(order)
+    ]
+
+
 def format_moves(moves: list[dict[str, Any]]) -> str:
     """gnubg-like text of ranked moves: move, equity, difference, the five probabilities."""
     lines = []
     for m in moves:
-        diff = "" if m["rank"] == 1 else f" ({m['difference']:+.3f})"
         p = m["probabilities"]
-        lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} Eq.: {m['equity']:+.3f}{diff}")
+        if "mwc" in m:
+            diff = "" if m["rank"] == 1 else f" ({100 * m['difference']:+.2f}%)"
+            lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} MWC: {100 * m['mwc']:.2f}%{diff}")
+        else:
+            diff = "" if m["rank"] == 1 else f" ({m['difference']:+.3f})"
+            lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} Eq.: {m['equity']:+.3f}{diff}")
         lines.append(
             f"       {p['win']:.3f} {p['win_gammon']:.3f} {p['win_backgammon']:.3f} - "
             f"{1 - p['win']:.3f} {p['lose_gammon']:.3f} {p['lose_backgammon']:.3f}"

@@ -1,0 +1,175 @@
+"""Match-play cube strategies for play: batched double and take answers at match scores.
+
+A :class:`MatchCubeModel` answers, for many positions at once, two questions seen by the side
+on roll at its :class:`cube.match.MatchCube`: should it double (or redouble) now, and would the
+opponent take? Both follow gnubg's decision rules (:func:`cube.match.decision_from_mwcs`) from
+the model's three MWCs (no double, double/take, double/pass):
+
+* :class:`GnubgMatchCube`: gnubg's cubeful MWC, ``(1 - x) cubeless + x live`` with a cube
+  efficiency ``x`` (:func:`cube.match.cubeful_mwc`);
+* :class:`JumpMatchCube`: the jump model (:mod:`cube.match_jump`) with a constant volatility,
+  or with a local volatility per position (``local=True``; the remote one stays constant).
+
+``double`` is True only for a (re)double the model makes (not "too good", not where the side on
+roll cannot double); ``take`` says whether the opponent would take a double offered now (False
+where no double is possible).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from cube.errors import CubeInputError, FloatArray, as_float_array, check_cube_life
+from cube.gamestate import _check_probabilities
+from cube.match import MatchCube, cubeful_mwc, game_result_mwc, mwc_to_equity
+from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
+from cube.met import MatchEquityTable
+
+__all__ = [
+    "LINEAR_ALPHA",
+    "GnubgMatchCube",
+    "JumpMatchCube",
+    "MatchCubeActions",
+    "MatchCubeModel",
+    "MatchCubes",
+]
+
+#: Higgins' self-play optimum of a constant volatility in the linear approximation (seed 000, section 2:
+#: 11.3%, i.e. the statistical 9.1% times 1.24); the jump match model is that approximation in MWC space.
+LINEAR_ALPHA = 0.113
+#: One cube for every position, or one per position.
+MatchCubes = MatchCube | Sequence[MatchCube]
+
+
+class MatchCubeActions(NamedTuple):
+    """Boolean arrays, one entry per position: the side on roll doubles; the opponent would take."""
+
+    double: NDArray[np.bool_]
+    take: NDArray[np.bool_]
+
+
+class MatchCubeModel(Protocol):
+    """A match-play cube strategy: batched decisions from cubeless probabilities (side on roll)."""
+
+    name: str
+    #: True if :meth:`decide` needs ``volatility`` (one local jump volatility per position).
+    needs_volatility: bool
+
+    def decide(
+        self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None
+    ) -> MatchCubeActions:
+        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
+        ...
+
+
+def _cube_groups(cubes: MatchCubes, n: int) -> dict[MatchCube, NDArray[np.intp]]:
+    """Positions grouped by cube (indices into the batch)."""
+    if isinstance(cubes, MatchCube):
+        return {cubes: np.arange(n)}
+    if len(cubes) != n:
+        raise CubeInputError(f"{len(cubes)} match cubes for {n} positions")
+    groups: dict[MatchCube, list[int]] = {}
+    for i, c in enumerate(cubes):
+        if not isinstance(c, MatchCube):
+            raise CubeInputError(f"cube {i} is {c!r}, not a MatchCube")
+        groups.setdefault(c, []).append(i)
+    return {c: np.array(idx, dtype=np.intp) for c, idx in groups.items()}
+
+
+def _actions(
+    no_double: FloatArray, double_take: FloatArray, double_pass: float, gammons: NDArray[np.bool_],
+    met: MatchEquityTable, cube: MatchCube,
+) -> MatchCubeActions:
+    """gnubg's rules (:func:`cube.match.decision_from_mwcs`) for one cube, vectorised."""
+    nd, dt = mwc_to_equity(no_double, met, cube), mwc_to_equity(double_take, met, cube)
+    dp = float(mwc_to_equity(double_pass, met, cube))
+    double_branch = (dt >= nd) & (dp >= nd)
+    # outside the double branch the response is a pass exactly when dt > dp (see decision_from_mwcs)
+    take = np.where(double_branch, dp > dt, dt <= dp)
+    double = double_branch | ((dt > dp) & ~gammons)
+    return MatchCubeActions(np.asarray(double), np.asarray(take))
+
+
+class _MwcModel:
+    """Shared batching: subclasses give the MWC at a cube (current volatility or remote only)."""
+
+    name: str = "match cube"
+    needs_volatility: bool = False
+    met: MatchEquityTable
+
+    def _mwc(self, probs: FloatArray, cube: MatchCube, volatility: FloatArray | None) -> FloatArray:
+        raise NotImplementedError
+
+    def _volatility(self, volatility: ArrayLike | None, n: int) -> FloatArray | None:
+        if volatility is None:
+            if self.needs_volatility:
+                raise CubeInputError(f"model {self.name} needs one local jump volatility per position")
+            return None
+        v = np.broadcast_to(check_match_volatility(volatility, "volatility"), (n,))
+        return np.asarray(v, dtype=np.float64)
+
+    def decide(
+        self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None
+    ) -> MatchCubeActions:
+        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
+        arr = _check_probabilities(probs)
+        if arr.ndim != 2:
+            raise CubeInputError(f"decide takes probabilities of shape (n, 5), got shape {arr.shape}")
+        n = arr.shape[0]
+        vol = self._volatility(volatility, n)
+        double = np.zeros(n, dtype=bool)
+        take = np.zeros(n, dtype=bool)
+        for cube, idx in _cube_groups(cubes, n).items():
+            if not cube.can_double:
+                continue
+            p = arr[idx]
+            nd = self._mwc(p, cube, None if vol is None else vol[idx])
+            dt = self._mwc(p, cube.doubled(), None)
+            dp = game_result_mwc(self.met, cube.score, won=cube.value)
+            acts = _actions(nd, dt, dp, p[:, 1] > 0.0, self.met, cube)
+            double[idx], take[idx] = acts.double, acts.take
+        return MatchCubeActions(double, take)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class GnubgMatchCube(_MwcModel):
+    """gnubg's match cube: cubeful MWC ``(1 - x) cubeless + x live`` with one cube efficiency ``x``."""
+
+    def __init__(self, met: MatchEquityTable, x: float = 0.68) -> None:
+        self.met = met
+        self.x = float(check_cube_life(x, "x"))
+        self.name = f"gnubg-match(x={self.x:g})"
+
+    def _mwc(self, probs: FloatArray, cube: MatchCube, volatility: FloatArray | None) -> FloatArray:
+        return cubeful_mwc(probs, self.met, cube, self.x)
+
+
+class JumpMatchCube(_MwcModel):
+    """The jump model at a match score: remote volatility ``alpha``; ``local=True`` takes one local one per position.
+
+    Local volatilities are used as given (apply :data:`cube.jump_linear.STATISTICAL_SCALE` to a
+    441-roll estimate first) and clipped below 0.5.
+    """
+
+    def __init__(self, met: MatchEquityTable, alpha: float = LINEAR_ALPHA, *, local: bool = False) -> None:
+        self.met = met
+        self.alpha = float(check_match_volatility(alpha, "alpha"))
+        self.needs_volatility = local
+        self.name = f"jump-match({'local, ' if local else ''}alpha={self.alpha:g})"
+
+    def _volatility(self, volatility: ArrayLike | None, n: int) -> FloatArray | None:
+        if volatility is not None and not self.needs_volatility:
+            raise CubeInputError(f"model {self.name} has a constant volatility; build it with local=True")
+        if volatility is not None:
+            # a lookahead can measure more than the approximation accepts: use the largest it takes
+            volatility = np.minimum(as_float_array(volatility, "volatility"), np.nextafter(MAX_MATCH_VOLATILITY, 0.0))
+        return super()._volatility(volatility, n)
+
+    def _mwc(self, probs: FloatArray, cube: MatchCube, volatility: FloatArray | None) -> FloatArray:
+        return jump_mwc(probs, self.met, cube, self.alpha, volatility)

@@ -1,0 +1,153 @@
+"""``eval`` and ``hint`` at a match score: MWC, both cube models, moves ranked by MWC, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli.main import main
+from cube.gamestate import flip_probabilities
+from cube.match import MatchCube, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc
+from cube.match_jump import jump_cube_decision
+from cube.met import published_met
+from cube.states import CubeState
+from engine import MatchState, Position
+
+START = "4HPwATDgc/ABMA"
+# rounding of the JSON's probabilities (6 decimals) moves the recomputed MWCs by about this
+TOL = 2e-5
+
+
+def match_id(**fields: object) -> str:
+    return MatchState(**fields).id  # type: ignore[arg-type]
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    return code, json.loads(out)
+
+
+def probs_of(d: dict) -> np.ndarray:
+    keys = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+    return np.array([d[k] for k in keys])
+
+
+# (match fields, the side on roll's away, opponent's away, crawford, cube value, state)
+SCORES = [
+    (dict(match_length=7, score=(2, 4), dice=(6, 2)), 5, 3, False, 1, CubeState.CENTERED),
+    (dict(match_length=7, score=(2, 4), dice=(6, 2), on_roll=1, turn=1), 3, 5, False, 1, CubeState.CENTERED),
+    (dict(match_length=9, score=(3, 1), cube=2, cube_owner=0, dice=(3, 1)), 6, 8, False, 2, CubeState.OWNED),
+]
+
+
+@pytest.mark.parametrize(("fields", "away", "opp_away", "crawford", "value", "state"), SCORES)
+@pytest.mark.parametrize("met_name", ["Kazaross-XG2", "Woolsey"])
+def test_eval_at_a_score(
+    capsys: pytest.CaptureFixture[str], fields: dict, away: int, opp_away: int, crawford: bool, value: int,
+    state: CubeState, met_name: str,
+) -> None:
+    """The JSON's MWCs and decisions are cube.match's and cube.match_jump's for its own probabilities."""
+    mid = match_id(**fields)
+    code, js = run_json(capsys, "eval", f"{START}:{mid}", "--met", met_name)
+    assert code == 0
+    m = js["match"]
+    assert (m["away"], m["opp_away"], m["crawford"], m["cube"], m["met"]) == (away, opp_away, crawford, value, met_name)
+    met = published_met(met_name)
+    cube = MatchCube(MatchScore(away, opp_away, crawford), value, state)
+    probs = probs_of(js["probabilities"])
+    assert js["cubeless_mwc"] == pytest.approx(float(cubeless_mwc(probs, met, cube)), abs=TOL)
+    models = js["cube"]["models"]
+    assert js["cube"]["state"] == state
+    (gnubg_name, gnubg), (jump_name, jump), (local_name, local) = models.items()
+    assert gnubg_name.startswith("gnubg(x=0.68") and jump_name.startswith("jump(") and "local_alpha" in local_name
+    expect = {
+        gnubg_name: cube_decision(probs, met, cube, 0.68),
+        jump_name: jump_cube_decision(probs, met, cube, 0.113),
+        local_name: jump_cube_decision(
+            probs, met, cube, 0.113, min(1.24 * js["jump_volatility"]["mean_abs_jump"], 0.4999)
+        ),
+    }
+    for name, d in models.items():
+        want = expect[name]
+        assert d["cubeful_mwc"] == pytest.approx(want.mwc.optimal, abs=TOL)
+        for key in ("no_double", "double_take", "double_pass"):
+            assert d["mwc"][key] == pytest.approx(getattr(want.mwc, key), abs=TOL)
+            assert d["equity"][key] == pytest.approx(getattr(want.equity, key), abs=10 * TOL)
+        assert d["action"].lower().startswith(
+            {"double": "double", "no double": "no double", "too good": "too good"}[want.action].replace(
+                "double", "redouble" if state is CubeState.OWNED else "double"
+            )
+        )
+    # dice set: every play, ranked by the mover's cubeful MWC (opponent on roll at the same cube)
+    moves = js["moves"]
+    dice = fields["dice"]
+    assert {mv["position_id"] for mv in moves} == {c.id for c in Position.from_id(START).children(dice)}
+    mwcs = [mv["mwc"] for mv in moves]
+    assert mwcs == sorted(mwcs, reverse=True) and moves[0]["difference"] == 0
+    for mv in moves[:3]:
+        p = probs_of(mv["probabilities"])
+        opp = float(cubeful_mwc(flip_probabilities(p), met, cube.flipped(), 0.68))
+        assert mv["mwc"] == pytest.approx(1.0 - opp, abs=TOL)
+        assert mv["cubeless_mwc"] == pytest.approx(float(cubeless_mwc(p, met, cube)), abs=TOL)
+
+
+def test_eval_crawford_game_has_no_cube(capsys: pytest.CaptureFixture[str]) -> None:
+    mid = match_id(match_length=7, score=(6, 3), crawford=True)
+    code, js = run_json(capsys, "eval", f"{START}:{mid}")
+    assert code == 0 and js["match"]["crawford"] and js["match"]["away"] == 1
+    for d in js["cube"]["models"].values():
+        assert d["action"] == "Crawford game: no cube"
+        assert d["mwc"]["double_take"] is None and d["cubeful_mwc"] == pytest.approx(js["cubeless_mwc"], abs=1e-6)
+
+
+def test_eval_text_at_a_score(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", f"{START}:{match_id(match_length=5, score=(1, 2), dice=(4, 1))}"]) == 0
+    text = capsys.readouterr().out
+    assert "Match to 5: 1-2 (4-away against 3-away)" in text and "Cubeless MWC" in text
+    assert "jump(alpha=0.113)" in text and "gnubg(x=0.68)" in text and "MWC:" in text
+
+
+def test_hint_at_a_score_ranks_by_mwc(capsys: pytest.CaptureFixture[str]) -> None:
+    mid = match_id(match_length=5, score=(3, 0))
+    code, js = run_json(capsys, "hint", f"{START}:{mid}", "--dice", "5", "2", "--met", "Woolsey")
+    assert code == 0 and js["met"] == "Woolsey" and (js["away"], js["opp_away"]) == (2, 5)
+    kids = Position.from_id(START).children((5, 2))
+    assert {mv["position_id"] for mv in js["moves"]} == {k.id for k in kids}
+    mwcs = [mv["mwc"] for mv in js["moves"]]
+    assert mwcs == sorted(mwcs, reverse=True)
+    main(["hint", f"{START}:{mid}", "--dice", "5", "2"])
+    text = capsys.readouterr().out
+    assert "2-away against 5-away" in text and "ranked by MWC" in text and "MWC:" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "ident", "extra", "needle"),
+    [
+        ("eval", f"{START}:{match_id(match_length=5, score=(5, 2))}", [], "score 5-2"),
+        ("hint", f"{START}:{match_id(match_length=5, score=(1, 6))}", ["--dice", "3", "1"], "score 1-6"),
+        ("eval", f"{START}:{match_id(match_length=7, score=(2, 3), crawford=True)}", [], "crawford"),
+        ("eval", f"{START}:{match_id(match_length=7, score=(0, 2), cube=16, cube_owner=1)}", [], "cube 16"),
+        ("hint", f"{START}:{match_id(match_length=7, score=(2, 2), cube=16, cube_owner=0)}", ["--dice", "3", "1"],
+         "cube 16"),
+        ("eval", f"{START}:{match_id(match_length=7, score=(2, 4))}", ["--met", "Nosuch"], "'Nosuch'"),
+        ("hint", START, ["--dice", "3", "1", "--met", "Nosuch"], "'Nosuch'"),
+        ("eval", f"{START}:{match_id(match_length=30, score=(2, 4))}", [], "match length 30"),
+    ],
+)
+@pytest.mark.parametrize("as_json", [True, False])
+def test_bad_match_input(
+    capsys: pytest.CaptureFixture[str], command: str, ident: str, extra: list[str], needle: str, as_json: bool
+) -> None:
+    """One line naming the input, exit code 2 (JSON on stdout with --json, else text on stderr)."""
+    code = main([command, ident, *extra, *(["--json"] if as_json else [])])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err
+    if as_json:
+        assert out.count("\n") == 1 and needle in json.loads(out)["error"]
+    else:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert out == "" and len(lines) == 1 and needle in lines[0]
