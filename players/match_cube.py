@@ -14,6 +14,13 @@ cube strategy from :data:`MATCH_CUBE_STRATEGIES`:
 ``janowski:X``
     the same match cube with one efficiency ``X`` for every position; ``dead`` is ``janowski:0``
     and ``live`` is ``janowski:1``.
+``jump-match[:ALPHA]``
+    the jump model at match scores (:mod:`cube.match_jump`) with a constant volatility
+    (default 0.113, :data:`cube.match_strategy.LINEAR_ALPHA`).
+``jump-match-local[:ALPHA]``
+    the same with each position's local volatility, 1.24 times the mean absolute change of its
+    winning chance over the 441 roll pairs (as ``jumpgammon eval`` at a match score), the remote
+    volatility ``ALPHA`` constant.
 
 So the money specs ``dead``, ``live`` and ``janowski:X`` keep their meaning (the cube's life)
 at a match score; the other money specs (``janowski:X1,X2``, ``jump:...``, ``jump-local``) are
@@ -39,7 +46,9 @@ import numpy as np
 
 from cube import CubeEfficiency, PositionClass, local_volatility
 from cube.errors import CubeInputError
+from cube.jump_linear import STATISTICAL_SCALE
 from cube.match import MatchCube, cube_actions
+from cube.match_strategy import LINEAR_ALPHA, JumpMatchCube, MatchCubeModel
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
 from engine.batch import phases
@@ -143,6 +152,34 @@ class VolatilityModelCube(MatchCubeStrategy):
         return action, np.where(take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
 
 
+class ModelMatchCube(MatchCubeStrategy):
+    """Adapts a :class:`cube.match_strategy.MatchCubeModel`; a model needing local volatility gets the lookahead's.
+
+    The local volatility is :data:`cube.jump_linear.STATISTICAL_SCALE` times the mean absolute
+    change of the side on roll's winning chance over the 441 roll pairs.
+    """
+
+    def __init__(self, model: MatchCubeModel, name: str) -> None:
+        super().__init__(name)
+        self.model = model
+        self.needs_lookahead = model.needs_volatility
+
+    def decide(
+        self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The model's decisions as (:class:`CubeAction`, :class:`CubeResponse`) value arrays."""
+        volatility = None
+        if self.needs_lookahead and len(boards):
+            assert lookahead is not None
+            moves = local_volatility(lookahead(boards)[:, :, 0], measure="mean_abs")
+            volatility = STATISTICAL_SCALE * moves
+        if len(probs) == 0:
+            return np.zeros(0, dtype="<U16"), np.zeros(0, dtype="<U16")
+        double, take = self.model.decide(probs, list(cubes), volatility)
+        action = np.where(double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE).astype(str)
+        return action, np.where(take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
+
+
 @dataclass(frozen=True)
 class MatchCubeEntry:
     """A registered match cube strategy: how its spec is written and how to build it from its argument."""
@@ -179,10 +216,29 @@ def _janowski(arg: str, met: MatchEquityTable) -> MatchCubeStrategy:
     return EfficiencyMatchCube(met, f"janowski:{arg}", x)
 
 
+def _jump(local: bool) -> Callable[[str, MatchEquityTable], MatchCubeStrategy]:
+    name = "jump-match-local" if local else "jump-match"
+
+    def build(arg: str, met: MatchEquityTable) -> MatchCubeStrategy:
+        try:
+            alpha = float(arg) if arg else LINEAR_ALPHA
+        except ValueError:
+            raise InvalidSpec(f"match cube spec '{name}:{arg}': {arg!r} is not a number") from None
+        try:
+            model = JumpMatchCube(met, alpha, local=local)
+        except CubeInputError as exc:
+            raise InvalidSpec(f"match cube spec '{name}:{arg}': {exc}") from None
+        return ModelMatchCube(model, f"{name}:{alpha:g}")
+
+    return build
+
+
 register_match_cube("gnubg-match", "gnubg-match", _no_argument("gnubg-match", None))
 register_match_cube("janowski", "janowski:X", _janowski)
 register_match_cube("dead", "dead", _no_argument("dead", 0.0))
 register_match_cube("live", "live", _no_argument("live", 1.0))
+register_match_cube("jump-match", "jump-match[:ALPHA]", _jump(local=False))
+register_match_cube("jump-match-local", "jump-match-local[:ALPHA]", _jump(local=True))
 
 
 def match_cube_specs() -> str:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cube.jump_linear import STATISTICAL_SCALE
 from cube.match import MatchCube, MatchScore
+from cube.match_strategy import JumpMatchCube
 from cube.met import published_met
 from cube.states import CubeAction
+from cube.volatility import local_volatility
 from engine import Position
 from engine.errors import InvalidSpec
 from players.match_cube import (
     MATCH_CUBE_STRATEGIES,
     EfficiencyMatchCube,
+    ModelMatchCube,
     cube_efficiencies,
     parse_match_cube_spec,
     register_match_cube,
@@ -25,7 +29,21 @@ def test_match_cube_specs_name_their_efficiency(text: str, x: float | None) -> N
     assert isinstance(spec.strategy, EfficiencyMatchCube) and spec.strategy.x == x
 
 
-@pytest.mark.parametrize("text", ["jump:0.1", "janowski:0.7,0.6", "janowski:", "janowski:2", "dead:1", "gnubg:1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jump:0.1",
+        "janowski:0.7,0.6",
+        "janowski:",
+        "janowski:2",
+        "dead:1",
+        "gnubg:1",
+        "jump-match:abc",
+        "jump-match:0.5",
+        "jump-match:-0.1",
+        "jump-match-local:nan",
+    ],
+)
 def test_money_only_and_malformed_specs_are_refused(text: str) -> None:
     with pytest.raises(InvalidSpec, match="match cube"):
         parse_match_cube_spec(text, published_met())
@@ -60,3 +78,30 @@ def test_gnubg_own_match_cube_doubles_as_the_post_crawford_trailer() -> None:
     cubes = [MatchCube(MatchScore(2, 1)), MatchCube(MatchScore(1, 2, crawford=True)), MatchCube(MatchScore(1, 2))]
     actions = player.match_double_actions(boards, cubes)
     assert list(actions) == [CubeAction.DOUBLE, CubeAction.NO_DOUBLE, CubeAction.NO_DOUBLE]
+
+
+@pytest.mark.parametrize(
+    ("text", "alpha", "local"),
+    [("jump-match", 0.113, False), ("jump-match:0.09", 0.09, False), ("jump-match-local", 0.113, True)],
+)
+def test_jump_match_specs(text: str, alpha: float, local: bool) -> None:
+    spec = parse_match_cube_spec(text, published_met())
+    strategy = spec.strategy
+    assert isinstance(strategy, ModelMatchCube) and strategy.needs_lookahead == local
+    assert strategy.model.alpha == alpha  # type: ignore[attr-defined]
+
+
+def test_the_jump_match_player_decides_as_the_model_with_the_lookahead_volatility() -> None:
+    met = published_met()
+    rng = np.random.default_rng(3)
+    lookahead_p = rng.uniform(0.2, 0.8, size=(6, 441))
+    outcomes = np.zeros((6, 441, 5))
+    outcomes[:, :, 0] = lookahead_p
+    probs = np.array([[p, 0.2 * p, 0.0, 0.15 * (1 - p), 0.0] for p in (0.55, 0.68, 0.72, 0.8, 0.85, 0.9)])
+    cubes = [MatchCube(MatchScore(5, 5))] * 3 + [MatchCube(MatchScore(3, 6))] * 3
+    strategy = parse_match_cube_spec("jump-match-local:0.1", met).strategy
+    assert isinstance(strategy, ModelMatchCube)
+    action, response = strategy.decide(probs, cubes, np.zeros((6, 26), np.int8), lambda b: outcomes)
+    volatility = STATISTICAL_SCALE * local_volatility(lookahead_p, measure="mean_abs")
+    double, take = JumpMatchCube(met, 0.1, local=True).decide(probs, cubes, volatility)
+    assert np.array_equal(action == CubeAction.DOUBLE, double) and np.array_equal(response == "take", take)
