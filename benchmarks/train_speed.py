@@ -112,7 +112,8 @@ def bench_train(
         wall = time.perf_counter() - start
         if done.returncode != 0:
             raise JumpgammonError(f"the training command failed with exit code {done.returncode}")
-        reply = json.loads(done.stdout.strip().splitlines()[-1])
+        # py-spy writes its own lines to stdout too: the command's reply is its one JSON line.
+        reply = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
         breakdown = profile_breakdown(raw.read_text()) if profile and raw.is_file() else None
     after = gnubg_selfplay_rate(max(1, gnubg_games - gnubg_games // 2), seed + 2)
     gnubg_seconds = before["seconds"] + after["seconds"]

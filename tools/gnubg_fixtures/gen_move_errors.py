@@ -33,7 +33,9 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -113,17 +115,28 @@ def interleaved(decisions: list[tuple[np.ndarray, tuple[int, int], int]], per_cl
     return order
 
 
-def to_npz(rows: list[dict[str, object]], meta: dict[str, object]) -> bytes:
+@dataclass
+class Scored:
+    """One decision with every play's resulting position and the mover's equities at gnubg 2-ply and 0-ply."""
+
+    position_id: str
+    dice: tuple[int, int]
+    gnubg_class: int
+    child_ids: list[str]
+    equity2: np.ndarray
+    equity0: np.ndarray
+
+
+def to_npz(rows: list[Scored], meta: dict[str, object]) -> bytes:
     """The compressed npz of the scored decisions ``rows``."""
-    sizes = [len(r["child_ids"]) for r in rows]  # type: ignore[arg-type]
-    arrays = {
-        "position_ids": np.array([r["position_id"] for r in rows], dtype="S14"),
-        "dice": np.array([r["dice"] for r in rows], dtype=np.int8).reshape(-1, 2),
-        "gnubg_class": np.array([r["gnubg_class"] for r in rows], dtype=np.int8),
-        "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-        "child_ids": np.array([c for r in rows for c in r["child_ids"]], dtype="S14"),  # type: ignore[attr-defined]
-        "equity2": np.concatenate([r["equity2"] for r in rows] or [[]]).astype(np.float32),  # type: ignore[misc]
-        "equity0": np.concatenate([r["equity0"] for r in rows] or [[]]).astype(np.float32),  # type: ignore[misc]
+    arrays: dict[str, Any] = {
+        "position_ids": np.array([r.position_id for r in rows], dtype="S14"),
+        "dice": np.array([r.dice for r in rows], dtype=np.int8).reshape(-1, 2),
+        "gnubg_class": np.array([r.gnubg_class for r in rows], dtype=np.int8),
+        "offsets": np.concatenate([[0], np.cumsum([len(r.child_ids) for r in rows])]).astype(np.int64),
+        "child_ids": np.array([c for r in rows for c in r.child_ids], dtype="S14"),
+        "equity2": np.concatenate([r.equity2 for r in rows] or [np.zeros(0)]).astype(np.float32),
+        "equity0": np.concatenate([r.equity0 for r in rows] or [np.zeros(0)]).astype(np.float32),
         "meta": np.array(json.dumps(meta)),
     }
     buffer = io.BytesIO()
@@ -131,19 +144,19 @@ def to_npz(rows: list[dict[str, object]], meta: dict[str, object]) -> bytes:
     return buffer.getvalue()
 
 
-def rows_from_npz(path: Path) -> list[dict[str, object]]:
+def rows_from_npz(path: Path) -> list[Scored]:
     """The scored decisions of an earlier run's file (to resume it)."""
     with np.load(path) as z:
         off = z["offsets"]
         return [
-            {
-                "position_id": z["position_ids"][i].decode(),
-                "dice": tuple(int(v) for v in z["dice"][i]),
-                "gnubg_class": int(z["gnubg_class"][i]),
-                "child_ids": [c.decode() for c in z["child_ids"][off[i] : off[i + 1]]],
-                "equity2": z["equity2"][off[i] : off[i + 1]].astype(np.float64),
-                "equity0": z["equity0"][off[i] : off[i + 1]].astype(np.float64),
-            }
+            Scored(
+                position_id=z["position_ids"][i].decode(),
+                dice=(int(z["dice"][i, 0]), int(z["dice"][i, 1])),
+                gnubg_class=int(z["gnubg_class"][i]),
+                child_ids=[c.decode() for c in z["child_ids"][off[i] : off[i + 1]]],
+                equity2=z["equity2"][off[i] : off[i + 1]].astype(np.float64),
+                equity0=z["equity0"][off[i] : off[i + 1]].astype(np.float64),
+            )
             for i in range(len(off) - 1)
         ]
 
@@ -174,7 +187,7 @@ def main() -> None:
     rows = rows_from_npz(args.out) if args.out.is_file() else []
     for k, (row, index) in enumerate(zip(rows, order, strict=False)):
         board, dice, _ = decisions[index]
-        if row["position_id"] != position_id_from_board(board) or row["dice"] != dice:
+        if row.position_id != position_id_from_board(board) or row.dice != dice:
             raise SystemExit(f"{args.out} does not continue this run's decisions (row {k}); remove it")
     print(f"resuming at {len(rows)} of {len(order)} decisions", file=sys.stderr)
     ctx2 = gnubg.evalcontext(0, 2, 1, 1, 0.0)
@@ -184,14 +197,14 @@ def main() -> None:
         board, dice, cls = decisions[order[k]]
         kids, _ = children_batch(board[None], np.array([dice]))
         rows.append(
-            {
-                "position_id": position_id_from_board(board),
-                "dice": dice,
-                "gnubg_class": cls,
-                "child_ids": [position_id_from_board(c) for c in kids],
-                "equity2": mover_equities(kids, ctx2),
-                "equity0": mover_equities(kids, ctx0),
-            }
+            Scored(
+                position_id_from_board(board),
+                dice,
+                cls,
+                [position_id_from_board(c) for c in kids],
+                mover_equities(kids, ctx2),
+                mover_equities(kids, ctx0),
+            )
         )
         if (k + 1) % args.save_every == 0 or k + 1 == len(order):
             meta["decisions"] = len(rows)
@@ -199,7 +212,7 @@ def main() -> None:
             rate = (k + 1 - start) / (time.perf_counter() - t0)
             print(f"  {len(rows)} / {len(order)} decisions scored ({rate:.2f}/s)", file=sys.stderr, flush=True)
     if args.subset:
-        picked = [r for c in CLASSES for r in [r for r in rows if r["gnubg_class"] == c][:SUBSET_PER_CLASS]]
+        picked = [r for c in CLASSES for r in [r for r in rows if r.gnubg_class == c][:SUBSET_PER_CLASS]]
         write_atomic(SUBSET, to_npz(picked, {**meta, "subset_of": str(args.out.name), "decisions": len(picked)}))
 
 
