@@ -1,4 +1,4 @@
-"""``jumpgammon bench WHAT``: speed figures for move generation and evaluation; cube actions vs exact bearoffs."""
+"""``jumpgammon bench WHAT``: speed figures (move generation, evaluation, arena, training); accuracy against gnubg."""
 
 from __future__ import annotations
 
@@ -12,22 +12,39 @@ from cli.common import PLIES, add_json_argument, existing_file, int_range, torch
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="speed benchmarks")
-    p.add_argument("what", choices=["movegen", "eval", "gnubg", "cube-bearoff", "arena"], help="what to measure")
+    p.add_argument(
+        "what",
+        choices=["movegen", "eval", "gnubg", "moves", "train", "cube-bearoff", "arena"],
+        help="what to measure (moves: checker-play error against gnubg 2-ply; train: the train command's speed)",
+    )
     p.add_argument(
         "--device",
         type=torch_device,
         default="cpu",
         help="eval and gnubg: cpu (numpy nets), or cuda/cuda:N (torch nets on that device)",
     )
-    p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval and gnubg")
+    p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg and moves")
     p.add_argument(
         "--games",
         type=int_range(1, 1_000_000),
         default=None,
-        help="seeded games supplying the positions (default 200); arena: games per tournament (default 2000, even)",
+        help=(
+            "seeded games supplying the positions (default 200); arena: games per tournament (default 2000, "
+            "even); train: the training run's games (default 20,000)"
+        ),
     )
     p.add_argument("--repeats", type=int_range(1, 1000), default=5, help="timed repeats; the best is reported")
-    p.add_argument("--plies", type=PLIES, default=0, help="lookahead for gnubg, 0-2")
+    p.add_argument("--plies", type=PLIES, default=0, help="lookahead for gnubg and moves, 0-2")
+    p.add_argument(
+        "--data", type=existing_file, default=None, help="moves: the decision set (default: the committed one)"
+    )
+    p.add_argument(
+        "--gnubg-games",
+        type=int_range(2, 1_000_000),
+        default=2000,
+        help="train: gnubg 0-ply self-play games timed beside the training (half before, half after)",
+    )
+    p.add_argument("--profile", action="store_true", help="train: sample the training with py-spy")
     p.add_argument(
         "--sample",
         type=int_range(1, 851_929),
@@ -61,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
             f"Janowski / cubeless: {result['janowski_over_cubeless']:.2f}"
         )
         return 0
+    if args.what == "moves":
+        return _moves(args)
+    if args.what == "train":
+        return _train(args)
     if args.games is None:
         args.games = 200
     if args.what == "gnubg":
@@ -112,4 +133,42 @@ def run(args: argparse.Namespace) -> int:
             f"children/s, {result['single_call_over_plain_python']:.1f}x a plain-Python generator "
             f"({result['plain_python_children_per_second']:,.0f}/s)"
         )
+    return 0
+
+
+def _moves(args: argparse.Namespace) -> int:
+    """``bench moves``: the net's and gnubg 0-ply's checker-play error against gnubg 2-ply; returns 0."""
+    from benchmarks.move_error import MOVE_ERRORS, bench_moves, markdown_table
+    from nets.evaluator import load_evaluator
+
+    result = bench_moves(load_evaluator(args.weights), args.plies, args.data or MOVE_ERRORS)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"mean checker-play error per decision (milli-equity, SE) against gnubg 2-ply on {result['decisions']:,} "
+        f"decisions from gnubg's games; the net plays at {args.plies}-ply"
+    )
+    print(markdown_table(result))
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    """``bench train``: the train command's games per second beside gnubg's 0-ply self-play; returns 0."""
+    from benchmarks.train_speed import bench_train
+
+    games = args.games if args.games is not None else 20_000
+    result = bench_train(games, args.gnubg_games, profile=args.profile)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    t, g = result["train"], result["gnubg_0ply_selfplay"]
+    print(
+        f"jumpgammon train, {t['games']:,} games: {t['wall_seconds']:.1f} s for the whole command "
+        f"({t['games_per_second']:.1f} games/s; {t['loop_seconds']:.1f} s in the training loop)"
+    )
+    print(f"gnubg 0-ply self-play, {g['games']:,} games in the same run: {g['games_per_second']:.1f} games/s")
+    print(f"train / gnubg: {result['train_over_gnubg']:.2f}x")
+    for part, share in result.get("profile", {}).items():
+        print(f"  {100 * share:5.1f}%  {part}")
     return 0

@@ -76,12 +76,23 @@ def best_children_plies(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray
     if len(live) == 0:
         return out
     kids, offsets = children_batch(boards[live], dice[live])
+    out[live] = kids[choose_children(ev, kids, offsets, plies)]
+    return out
+
+
+def choose_children(ev: BoardEvaluator, kids: np.ndarray, offsets: np.ndarray, plies: int) -> np.ndarray:
+    """Index into ``kids`` (opponent's view) of the child best for the mover in each segment at ``plies``.
+
+    Segment i is ``kids[offsets[i]:offsets[i+1]]``, the plays of one decision. Beyond 0-ply gnubg's
+    Normal filter keeps up to 8 children within 0.16 of the best at 0-ply for the deeper look.
+    """
     equity0 = -cubeless_equity(ev.evaluate_boards(kids))
+    if plies == 0:
+        return segment_argmax(equity0, offsets)
     keep = filtered_candidates(equity0, offsets)
     deep = np.full(len(kids), -np.inf)
     deep[keep] = -cubeless_equity(evaluate_plies(ev, kids[keep], plies))
-    out[live] = kids[segment_argmax(deep, offsets)]
-    return out
+    return segment_argmax(deep, offsets)
 
 
 def expand_rolls(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
