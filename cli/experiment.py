@@ -9,9 +9,10 @@ from pathlib import Path
 from benchmarks.experiments.cube_sweeps import run_sweep
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
+from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, float_range, int_range
 
-EXPERIMENTS = ("janowski", "jump", "remote")
+EXPERIMENTS = ("janowski", "jump", "remote", "volnet")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
@@ -24,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "janowski: Janowski x from 0.50 to 0.90 against x = 0.70; jump: constant jump volatility (linear, "
             "nonlinear, numerical) against Janowski x = 0.70. Each point is played until its standard error "
             "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes. "
-            "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable)."
+            "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable). "
+            "volnet: a net learning local jump volatility from --positions self-play positions labelled by the "
+            "441-roll lookahead, its test error and speed, and --games of jump-net against jump-local (resumable)."
         ),
     )
     p.add_argument("name", choices=EXPERIMENTS)
@@ -32,7 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--se", type=float_range(0.0, 1.0, low_open=True), default=0.003, help="SE target per point (ppg)")
     p.add_argument("--min-games", type=int_range(GAMES_PER_BLOCK), default=8 * GAMES_PER_BLOCK)
     p.add_argument("--max-games", type=int_range(GAMES_PER_BLOCK), default=400 * GAMES_PER_BLOCK)
-    p.add_argument("--games", type=int_range(2), default=100_000, help="remote: self-play games (default 100,000)")
+    p.add_argument(
+        "--games",
+        type=int_range(2),
+        default=100_000,
+        help="remote: self-play games; volnet: head-to-head games, even (default 100,000)",
+    )
+    p.add_argument(
+        "--positions", type=int_range(1), default=100_000, help="volnet: labelled positions to train and test on"
+    )
     p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
@@ -51,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
     )
     folder = args.out / args.name
+    if args.name == "volnet":
+        return _run_volnet(args, folder)
     if args.name == "remote":
         remote = run_remote(folder, args.games, args.seed, progress=not args.json)
         if args.json:
@@ -78,4 +91,41 @@ def run(args: argparse.Namespace) -> int:
         for p in curve["points"]:
             print(f"  {p['label']:<28} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
     print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
+    return 0
+
+
+def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
+    """Experiment 5; prints the test errors, the speed-up and the head-to-head so far; returns 0."""
+    if args.games % 2:
+        raise ValueError(f"--games {args.games}: the head-to-head plays mirrored pairs, give an even number")
+    result = run_volnet(
+        folder, args.positions, args.games, args.seed, args.workers, play=not args.report, progress=not args.json
+    )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    data = result["data"]
+    print(f"{data['positions']:,} positions ({data['train_rows']:,} training, {data['test_rows']:,} test)")
+    for part, r in result["test"].items():
+        net, flat = r["net"], r["constant_train_mean"]
+        if net["rows"]:
+            print(
+                f"  {part:<8} {net['rows']:>6,} test positions: MAE {net['mae']:.4f} RMSE {net['rmse']:.4f} "
+                f"corr {net['correlation']:.3f} (a constant: MAE {flat['mae']:.4f})"
+            )
+    for state, d in result["cube_decisions_where_gate_open"].items():
+        print(
+            f"  {state} cube: gate open for {d['open']:,}, "
+            f"same decision {d['same_share']:.3f} +- {d['same_share_se']:.3f}"
+        )
+    speed = result["speed"]
+    if speed:
+        print(
+            f"  lookahead {1000 * speed['lookahead_seconds_per_position']:.1f} ms, net "
+            f"{1e6 * speed['net_seconds_per_position']:.1f} us per position: {speed['speedup']:,.0f} times faster"
+        )
+    h2h = result["head_to_head"]
+    if h2h.get("games"):
+        print(f"  jump-net against jump-local: {h2h['ppg']:+.4f} ppg, SE {h2h['se']:.4f}, {h2h['games']:,} games")
+    print(f"result.json and plot.png in {folder}")
     return 0

@@ -2,7 +2,8 @@
 
 Specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
-``jump-local[:REMOTE_ALPHA]`` and ``gnubg`` (GNU Backgammon's own cube, for gnubg players).
+``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's own
+cube, for gnubg players).
 Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
 ``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
 
@@ -11,12 +12,17 @@ lookahead is run only where it can change the decision: the decision is first ta
 ladder of volatilities spanning every value the lookahead can return (from nearly 0 to the
 strategy's cap); where all of them agree, that is the decision, and only the rest get a
 lookahead, batched across every game that needs one at that turn.
+
+``jump-net`` is the same strategy with the local volatility from a learned net
+(:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to :data:`nets.volnet.DEFAULT_VOLNET`) in
+place of the lookahead, behind the same gate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -34,11 +40,13 @@ from cube import (
 from cube.errors import CubeInputError
 from cube.states import CubeState
 from engine.errors import InvalidSpec
+from nets.volnet import DEFAULT_VOLNET
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
 # strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 APPROXIMATIONS = ("linear", "nonlinear", "numerical")
+DEFAULT_REMOTE_ALPHA = 0.10  # jump-local's and jump-net's remote volatility unless the spec gives one
 
 
 @dataclass(frozen=True)
@@ -46,12 +54,14 @@ class CubeSpec:
     """A parsed cube spec: the text it came from and the strategy it names.
 
     ``strategy`` is None for ``none`` (cubeless) and for ``gnubg`` (``own`` is then True: the
-    player decides with its own cubeful evaluation).
+    player decides with its own cubeful evaluation). ``volatility_net`` names the learned
+    volatility net file of ``jump-net`` (None: local volatility, if used, from the lookahead).
     """
 
     text: str
     strategy: CubeStrategy | None
     own: bool = False
+    volatility_net: Path | None = None
 
     @property
     def cubeless(self) -> bool:
@@ -95,21 +105,31 @@ def parse_cube_spec(text: str) -> CubeSpec:
             if approximation in ("", *APPROXIMATIONS):
                 return CubeSpec(text, jump(alpha, approximation or "numerical"))
         if name == "jump-local":
-            remote = _number(rest, text, 1e-3, 0.49) if rest else 0.10
+            remote = _number(rest, text, 1e-3, 0.49) if rest else DEFAULT_REMOTE_ALPHA
             return CubeSpec(text, jump_local(remote, "numerical"))
+        if name == "jump-net":
+            alpha_text, colon, file = rest.partition(":")
+            if colon and not file:
+                raise InvalidSpec(f"cube spec {text!r}: the volatility net file name is empty")
+            remote = _number(alpha_text, text, 1e-3, 0.49) if alpha_text else DEFAULT_REMOTE_ALPHA
+            return CubeSpec(
+                text, jump_local(remote, "numerical"), volatility_net=Path(file) if file else DEFAULT_VOLNET
+            )
     except CubeInputError as exc:
         raise InvalidSpec(f"cube spec {text!r}: {exc}") from None
     raise InvalidSpec(
         f"cube spec {text!r} is not one of none, dead, live, janowski:X, janowski:X1,X2, "
-        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], gnubg"
+        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg"
     )
 
 
 class CubeDecider:
     """Batched decisions of one cube strategy from a player's probabilities (side on roll's view).
 
-    ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth;
-    ``lookahead(boards)`` gives (n, 441, 5) two-roll outcomes, for local volatility.
+    ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth. Local
+    volatility comes from ``local_volatility(boards)`` ((n,), e.g. a learned net) when given, else
+    from ``lookahead(boards)``, (n, 441, 5) two-roll outcomes. ``lookaheads`` counts the positions
+    whose local volatility was asked for, from either source.
     """
 
     def __init__(
@@ -117,12 +137,16 @@ class CubeDecider:
         strategy: CubeStrategy,
         probabilities: Callable[[np.ndarray], np.ndarray],
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
+        local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
-        if strategy.needs_local_volatility and lookahead is None:
-            raise InvalidSpec(f"cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks")
+        if strategy.needs_local_volatility and lookahead is None and local_volatility is None:
+            raise InvalidSpec(
+                f"cube strategy {strategy.name} needs a 441-roll lookahead or a volatility net, which this player lacks"
+            )
         self.strategy = strategy
         self.probabilities = probabilities
         self.lookahead = lookahead
+        self.volatility_source = local_volatility
         self.decisions = 0
         self.lookaheads = 0
 
@@ -149,10 +173,12 @@ class CubeDecider:
         open_ = np.flatnonzero(~settled)
         alpha = np.full(len(boards), GATE_ALPHAS[0])
         if len(open_):
-            assert self.lookahead is not None
-            outcomes = self.lookahead(boards[open_])
             self.lookaheads += len(open_)
-            alpha[open_] = local_volatility(outcomes[:, :, 0])
+            if self.volatility_source is not None:
+                alpha[open_] = self.volatility_source(boards[open_])
+            else:
+                assert self.lookahead is not None
+                alpha[open_] = local_volatility(self.lookahead(boards[open_])[:, :, 0])
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
         return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
 

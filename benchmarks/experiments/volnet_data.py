@@ -71,7 +71,9 @@ class VolatilityData:
 _FIELDS = ("boards", "sigma", "mean_abs", "p_average", "game")
 
 
-def sample_positions(evaluator: BoardEvaluator, seed: int, index: int, games: int = GAMES_PER_BATCH) -> tuple[np.ndarray, np.ndarray]:
+def sample_positions(
+    evaluator: BoardEvaluator, seed: int, index: int, games: int = GAMES_PER_BATCH
+) -> tuple[np.ndarray, np.ndarray]:
     """Positions sampled from batch ``index`` of cubeless 0-ply self-play: (int8 boards (n, 26), game numbers)."""
     dice_rng = np.random.default_rng([seed, index])
     sample_rng = np.random.default_rng([seed, index, 1])
