@@ -13,7 +13,8 @@ from cli.common import add_json_argument, int_range
 from players import PLAYER_SPECS
 
 CUBE_SPECS = (
-    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], gnubg"
+    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], "
+    "jump-net[:ALPHA[:FILE]], gnubg"
 )
 
 

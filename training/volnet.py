@@ -45,9 +45,9 @@ class VolTrainSettings:
     """Training settings shared by both phase nets."""
 
     hidden: tuple[int, ...] = (64,)
-    epochs: int = 60
+    epochs: int = 100
     batch_size: int = 256
-    learning_rate: float = 1e-3
+    learning_rate: float = 3e-3
     weight_decay: float = 1e-5
     validation_share: float = 0.1
     seed: int = 0
