@@ -10,9 +10,10 @@ from benchmarks.experiments.cube_sweeps import run_sweep
 from benchmarks.experiments.ladder import run_ladder
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
+from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, float_range, int_range
 
-EXPERIMENTS = ("janowski", "jump", "remote", "ladder")
+EXPERIMENTS = ("janowski", "jump", "remote", "ladder", "volnet")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
@@ -28,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable). "
             "ladder: the shipped net at 0 and 2 ply against pubeval and GNU Backgammon 0-ply, cubeless and "
             "cubeful (--games for 0-ply rows, --games-deep for 2-ply rows; one ledger per row, resumable)."
+            "volnet: a net learning local jump volatility from --positions self-play positions labelled by the "
+            "441-roll lookahead, its test error and speed, and --games of jump-net against jump-local (resumable)."
         ),
     )
     p.add_argument("name", choices=EXPERIMENTS)
@@ -39,10 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--games",
         type=int_range(2),
         default=None,
-        help="remote: self-play games (default 100,000); ladder: games of each 0-ply row (default 20,000)",
+        help="remote: self-play games (default 100,000); ladder: games of each 0-ply row (default 20,000); "
+        "volnet: head-to-head games, even (default 100,000)",
     )
     p.add_argument(
         "--games-deep", type=int_range(2), default=2_000, help="ladder: games of each 2-ply row (default 2,000)"
+    )
+    p.add_argument(
+        "--positions", type=int_range(1), default=100_000, help="volnet: labelled positions to train and test on"
     )
     p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
@@ -79,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
     )
     folder = args.out / args.name
+    if args.name == "volnet":
+        return _run_volnet(args, folder)
     if args.curves and args.name == "remote":
         raise ValueError("--curves applies to the janowski and jump sweeps, not remote")
     if args.name == "ladder":
@@ -139,4 +148,41 @@ def run(args: argparse.Namespace) -> int:
         for p in curve["points"]:
             print(f"  {p['label']:<28} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
     print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
+    return 0
+
+
+def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
+    """Experiment 5; prints the test errors, the speed-up and the head-to-head so far; returns 0."""
+    if args.games % 2:
+        raise ValueError(f"--games {args.games}: the head-to-head plays mirrored pairs, give an even number")
+    result = run_volnet(
+        folder, args.positions, args.games, args.seed, args.workers, play=not args.report, progress=not args.json
+    )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    data = result["data"]
+    print(f"{data['positions']:,} positions ({data['train_rows']:,} training, {data['test_rows']:,} test)")
+    for part, r in result["test"].items():
+        net, flat = r["net"], r["constant_train_mean"]
+        if net["rows"]:
+            print(
+                f"  {part:<8} {net['rows']:>6,} test positions: MAE {net['mae']:.4f} RMSE {net['rmse']:.4f} "
+                f"corr {net['correlation']:.3f} (a constant: MAE {flat['mae']:.4f})"
+            )
+    for state, d in result["cube_decisions_where_gate_open"].items():
+        print(
+            f"  {state} cube: gate open for {d['open']:,}, "
+            f"same decision {d['same_share']:.3f} +- {d['same_share_se']:.3f}"
+        )
+    speed = result["speed"]
+    if speed:
+        print(
+            f"  lookahead {1000 * speed['lookahead_seconds_per_position']:.1f} ms, net "
+            f"{1e6 * speed['net_seconds_per_position']:.1f} us per position: {speed['speedup']:,.0f} times faster"
+        )
+    h2h = result["head_to_head"]
+    if h2h.get("games"):
+        print(f"  jump-net against jump-local: {h2h['ppg']:+.4f} ppg, SE {h2h['se']:.4f}, {h2h['games']:,} games")
+    print(f"result.json and plot.png in {folder}")
     return 0

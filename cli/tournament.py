@@ -21,7 +21,8 @@ from players import PLAYER_SPECS
 from players.match_cube import match_cube_specs
 
 CUBE_SPECS = (
-    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], gnubg"
+    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], "
+    "jump-net[:ALPHA[:FILE]], gnubg"
 )
 
 

@@ -59,12 +59,16 @@ class NetConfig:
 
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         """Name and shape of every tensor of a net with this architecture, in layer order."""
-        shapes: dict[str, tuple[int, ...]] = {}
-        widths = [self.n_inputs, *self.hidden, len(OUTPUTS)]
-        for layer, (w_in, w_out) in enumerate(zip(widths, widths[1:], strict=False)):
-            shapes[f"body.{2 * layer}.weight"] = (w_out, w_in)
-            shapes[f"body.{2 * layer}.bias"] = (w_out,)
-        return shapes
+        return layer_shapes([self.n_inputs, *self.hidden, len(OUTPUTS)])
+
+
+def layer_shapes(widths: list[int]) -> dict[str, tuple[int, ...]]:
+    """Name and shape of every tensor of an MLP with these layer widths (inputs first), torch's names."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for layer, (w_in, w_out) in enumerate(zip(widths, widths[1:], strict=False)):
+        shapes[f"body.{2 * layer}.weight"] = (w_out, w_in)
+        shapes[f"body.{2 * layer}.bias"] = (w_out,)
+    return shapes
 
 
 def _is_int(value: object) -> bool:
@@ -136,25 +140,43 @@ def _dense(x: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, relu: bool) ->
     return out
 
 
+def frozen_layers(
+    tensors: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Read-only (weight transposed, bias) float32 pairs per layer from ``tensors`` named as ``shapes`` lists them.
+
+    Raises ValueError unless ``tensors`` holds exactly those float32 tensors with those shapes.
+    """
+    if set(tensors) != set(shapes):
+        raise ValueError(f"tensors {sorted(tensors)} do not match the architecture's {sorted(shapes)}")
+    for name, shape in shapes.items():
+        found = tensors[name]
+        if found.shape != shape or found.dtype != np.float32:
+            raise ValueError(f"tensor {name} should be float32 {shape}, found {found.dtype} {found.shape}")
+    names = list(shapes)
+    # Row k of w.T holds input k's weights, which is what the layer kernel walks.
+    return [
+        (_read_only(np.ascontiguousarray(tensors[w].T)), _read_only(tensors[b].copy()))
+        for w, b in zip(names[::2], names[1::2], strict=True)
+    ]
+
+
+def forward_layers(x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Float32 outputs of an MLP (ReLU between layers, none after the last) for float32 (n, n_inputs) inputs."""
+    h = np.ascontiguousarray(x, np.float32)
+    last = len(layers) - 1
+    for layer, (weight_t, bias) in enumerate(layers):
+        h = _dense(h, weight_t, bias, layer < last)
+    return h
+
+
 class FrozenNet:
     """An MLP (ReLU hidden layers) for inference without torch; weights are float32 and never change."""
 
     def __init__(self, config: NetConfig, tensors: dict[str, np.ndarray]) -> None:
         """Raises ValueError unless ``tensors`` holds exactly the float32 tensors ``config`` describes."""
-        shapes = config.tensor_shapes()
-        if set(tensors) != set(shapes):
-            raise ValueError(f"tensors {sorted(tensors)} do not match the architecture's {sorted(shapes)}")
-        for name, shape in shapes.items():
-            found = tensors[name]
-            if found.shape != shape or found.dtype != np.float32:
-                raise ValueError(f"tensor {name} should be float32 {shape}, found {found.dtype} {found.shape}")
         self._config = config
-        names = list(shapes)
-        # Own read-only copies, (weight transposed, bias) per layer: row k of w.T holds input k's weights.
-        self._layers = [
-            (_read_only(np.ascontiguousarray(tensors[w].T)), _read_only(tensors[b].copy()))
-            for w, b in zip(names[::2], names[1::2], strict=True)
-        ]
+        self._layers = frozen_layers(tensors, config.tensor_shapes())
 
     @property
     def config(self) -> NetConfig:
@@ -163,11 +185,7 @@ class FrozenNet:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Float64 (n, 5) probabilities for the side on roll of float32 (n, n_inputs) encoded positions."""
-        h = np.ascontiguousarray(x, np.float32)
-        last = len(self._layers) - 1
-        for layer, (weight_t, bias) in enumerate(self._layers):
-            h = _dense(h, weight_t, bias, layer < last)
-        return consistent_probabilities(h)
+        return consistent_probabilities(forward_layers(x, self._layers))
 
     def tensors(self) -> dict[str, np.ndarray]:
         """Float32 weights and biases by name (:meth:`NetConfig.tensor_shapes`), as read-only views."""

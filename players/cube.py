@@ -2,7 +2,8 @@
 
 Specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
-``jump-local[:REMOTE_ALPHA]`` and ``gnubg`` (GNU Backgammon's own cube, for gnubg players).
+``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's own
+cube, for gnubg players).
 Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
 ``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
 
@@ -15,6 +16,10 @@ games of a mirrored pair walk the same positions until their cube decisions part
 player asked both its own and its opponent's questions meets each position twice) reuses its
 volatility: the lookahead runs once per distinct board, and a bounded cache remembers the
 volatilities of recent boards.
+
+``jump-net`` is the same strategy with the local volatility from a learned net
+(:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to :data:`nets.volnet.DEFAULT_VOLNET`) in
+place of the lookahead, behind the same gate.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +45,7 @@ from cube import (
 from cube.errors import CubeInputError
 from cube.states import CubeState
 from engine.errors import InvalidSpec
+from nets.volnet import DEFAULT_VOLNET
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
 # strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
@@ -46,6 +53,7 @@ GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
 APPROXIMATIONS = ("linear", "nonlinear", "numerical")
+DEFAULT_REMOTE_ALPHA = 0.10  # jump-local's and jump-net's remote volatility unless the spec gives one
 
 
 @dataclass(frozen=True)
@@ -53,12 +61,14 @@ class CubeSpec:
     """A parsed cube spec: the text it came from and the strategy it names.
 
     ``strategy`` is None for ``none`` (cubeless) and for ``gnubg`` (``own`` is then True: the
-    player decides with its own cubeful evaluation).
+    player decides with its own cubeful evaluation). ``volatility_net`` names the learned
+    volatility net file of ``jump-net`` (None: local volatility, if used, from the lookahead).
     """
 
     text: str
     strategy: CubeStrategy | None
     own: bool = False
+    volatility_net: Path | None = None
 
     @property
     def cubeless(self) -> bool:
@@ -102,24 +112,32 @@ def parse_cube_spec(text: str) -> CubeSpec:
             if approximation in ("", *APPROXIMATIONS):
                 return CubeSpec(text, jump(alpha, approximation or "numerical"))
         if name == "jump-local":
-            remote = _number(rest, text, 1e-3, 0.49) if rest else 0.10
+            remote = _number(rest, text, 1e-3, 0.49) if rest else DEFAULT_REMOTE_ALPHA
             return CubeSpec(text, jump_local(remote, "numerical"))
+        if name == "jump-net":
+            alpha_text, colon, file = rest.partition(":")
+            if colon and not file:
+                raise InvalidSpec(f"cube spec {text!r}: the volatility net file name is empty")
+            remote = _number(alpha_text, text, 1e-3, 0.49) if alpha_text else DEFAULT_REMOTE_ALPHA
+            return CubeSpec(
+                text, jump_local(remote, "numerical"), volatility_net=Path(file) if file else DEFAULT_VOLNET
+            )
     except CubeInputError as exc:
         raise InvalidSpec(f"cube spec {text!r}: {exc}") from None
     raise InvalidSpec(
         f"cube spec {text!r} is not one of none, dead, live, janowski:X, janowski:X1,X2, "
-        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], gnubg"
+        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg"
     )
 
 
 class CubeDecider:
     """Batched decisions of one cube strategy from a player's probabilities (side on roll's view).
 
-    ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth;
-    ``lookahead(boards)`` gives (n, 441, 5) two-roll outcomes, for local volatility.
-    ``decisions`` counts the positions judged, ``lookaheads`` those whose decision needed a
-    local volatility, and ``lookaheads_run`` the lookaheads actually run (distinct boards not
-    in the cache).
+    ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth. Local
+    volatility comes from ``local_volatility(boards)`` ((n,), e.g. a learned net) when given, else
+    from ``lookahead(boards)``, (n, 441, 5) two-roll outcomes. ``decisions`` counts the positions
+    judged, ``lookaheads`` those whose decision needed a local volatility (from either source), and
+    ``lookaheads_run`` the lookaheads actually run (distinct boards not in the cache).
     """
 
     def __init__(
@@ -128,12 +146,16 @@ class CubeDecider:
         probabilities: Callable[[np.ndarray], np.ndarray],
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
         cache_size: int = VOLATILITY_CACHE_SIZE,
+        local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
-        if strategy.needs_local_volatility and lookahead is None:
-            raise InvalidSpec(f"cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks")
+        if strategy.needs_local_volatility and lookahead is None and local_volatility is None:
+            raise InvalidSpec(
+                f"cube strategy {strategy.name} needs a 441-roll lookahead or a volatility net, which this player lacks"
+            )
         self.strategy = strategy
         self.probabilities = probabilities
         self.lookahead = lookahead
+        self.volatility_source = local_volatility
         self.decisions = 0
         self.lookaheads = 0
         self.lookaheads_run = 0
@@ -170,7 +192,12 @@ class CubeDecider:
 
 
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
-        """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache."""
+        """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache.
+
+        A learned volatility source, when given, answers instead (cheap enough to need no cache).
+        """
+        if self.volatility_source is not None:
+            return np.asarray(self.volatility_source(boards), dtype=float)
         keys = [row.tobytes() for row in np.ascontiguousarray(boards, dtype=np.int8)]
         missing: dict[bytes, int] = {}
         for k, key in enumerate(keys):

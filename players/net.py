@@ -7,6 +7,7 @@ import numpy as np
 from nets.evaluator import Evaluator
 from nets.lookahead import best_children_plies, evaluate_plies
 from nets.volatility import two_roll_outcomes_batch
+from nets.volnet import load_volatility_net
 from players.cube import CubeDecider, CubeSpec
 from players.match_cube import MatchCubeDecider, MatchCubeSpec
 from players.strategic import StrategyPlayer
@@ -18,8 +19,9 @@ _LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
 class NetPlayer(StrategyPlayer):
     """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``plies`` too.
 
-    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead. ``match_cube`` is
-    its cube strategy at a match score (none: never doubles, always takes).
+    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead; for ``jump-net``
+    from the volatility net its spec names, given this evaluator's 0-ply probabilities.
+    ``match_cube`` is its cube strategy at a match score (none: never doubles, always takes).
     """
 
     def __init__(
@@ -27,15 +29,17 @@ class NetPlayer(StrategyPlayer):
     ) -> None:
         if cube.own or (match_cube is not None and match_cube.own):
             raise ValueError(f"cube spec 'gnubg' belongs to gnubg players; {name} has no cube of its own")
+        self.evaluator = evaluator
+        self.plies = plies
+        self.volatility_net = load_volatility_net(cube.volatility_net) if cube.volatility_net is not None else None
         decider = None
         if cube.strategy is not None:
-            decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes)
+            learned = self.learned_volatility if self.volatility_net is not None else None
+            decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes, local_volatility=learned)
         match_decider = None
         if match_cube is not None and match_cube.strategy is not None:
             match_decider = MatchCubeDecider(match_cube.strategy, self.probabilities, self.two_roll_outcomes)
         super().__init__(name, cube, decider, match_decider)
-        self.evaluator = evaluator
-        self.plies = plies
 
     def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         """The best child (opponent's view) of each (board, dice) pair at this player's depth."""
@@ -55,6 +59,11 @@ class NetPlayer(StrategyPlayer):
         probs = evaluate_plies(self.evaluator, boards, self.plies)
         _LAST_PROBABILITIES[key[:2]] = (key[2], probs)
         return probs
+
+    def learned_volatility(self, boards: np.ndarray) -> np.ndarray:
+        """(n,) local volatility of each board's side on roll from the volatility net (0-ply inputs)."""
+        assert self.volatility_net is not None
+        return self.volatility_net.volatility(boards, self.evaluator.evaluate_boards(boards))
 
     def two_roll_outcomes(self, boards: np.ndarray) -> np.ndarray:
         """(n, 441, 5) probabilities after each pair of rolls (0-ply lookahead), side on roll's view."""
