@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from cli.common import add_json_argument, float_range, int_range, torch_device
+from engine.errors import InvalidSpec
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
+from players.cube import CubeSpec
 from training.config import DEFAULT_HIDDEN, TrainConfig
+from training.selfplay_cube import parse_training_cube
 
 
 def hidden_widths(text: str) -> tuple[int, ...]:
@@ -20,6 +24,14 @@ def hidden_widths(text: str) -> tuple[int, ...]:
     if not 1 <= len(widths) <= MAX_LAYERS or not all(1 <= w <= MAX_WIDTH for w in widths):
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}, got {text!r}")
     return widths
+
+
+def cube_specs(text: str) -> tuple[CubeSpec, ...]:
+    """An argparse type for ``SPEC[,SPEC]`` cube specs of self-play (``none``: cubeless)."""
+    try:
+        return parse_training_cube(text)
+    except InvalidSpec as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +63,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--checkpoint-every", type=int_range(1), default=d.checkpoint_every, help="games between checkpoints"
     )
+    p.add_argument(
+        "--cube",
+        type=cube_specs,
+        default=None,
+        metavar="SPEC[,SPEC]",
+        help=(
+            "cubeful self-play: the cube strategies of the two seats (one spec: both), e.g. "
+            "janowski:0.7,jump:0.10:linear; none: cubeless (default for a new run; a resumed run keeps its own)"
+        ),
+    )
     p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")
     p.add_argument("--device", type=torch_device, default="cpu", help="torch device: cpu, cuda, cuda:N")
     p.add_argument("--threads", type=int_range(0, 1024), default=0, help="torch threads (0: torch's default)")
@@ -76,13 +98,32 @@ def run(args: argparse.Namespace) -> int:
         log=args.log,
         device=args.device,
         threads=args.threads,
+        cube=args.cube,
     )
-    state = train(cfg, progress=True)
+    outcome = train(cfg, progress=True)
+    state = outcome.state
     result = {
         "games": state.games,
         "positions": state.positions,
         "seconds": round(state.seconds, 1),
         "weights": str(cfg.out),
     }
-    print(json.dumps(result) if args.json else f"{cfg.out}: {state.games:,} games in total")
+    if outcome.cube is not None:
+        result["cube"] = outcome.cube
+    text = f"{cfg.out}: {state.games:,} games in total"
+    if outcome.cube is not None:
+        text += "; " + _cube_line(outcome.cube)
+    print(json.dumps(result) if args.json else text)
     return 0
+
+
+def _cube_line(report: dict[str, Any]) -> str:
+    """One line of a run's cube record: passes, mean cube and, with two strategies, A's ppg against B."""
+    line = (
+        f"{report['doubles']:,} doubles, {report['takes']:,} takes, {report['passes']:,} passes, "
+        f"mean final cube {report['mean_final_cube']}"
+    )
+    a = report["strategies"][0]
+    if "ppg" in a:
+        line += f"; {a['spec']} vs {report['strategies'][1]['spec']}: {a['ppg']:+.3f} ± {a['se']} ppg"
+    return line

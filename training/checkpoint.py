@@ -22,6 +22,7 @@ from nets.weights import decode_weights, write_atomic
 TRAINER = "td0-selfplay"
 _BOARDS = TRAINING_PREFIX + "boards"
 _FIRST = TRAINING_PREFIX + "first"
+_CUBE = TRAINING_PREFIX + "cube."  # the per-game cube state of cubeful self-play, one array per name
 
 
 @dataclass
@@ -45,6 +46,9 @@ class RunState:
     first: np.ndarray | None = None  # (parallel,) bool: game at its opening roll
     # torch optimiser state dicts per phase net, with numpy arrays in place of tensors
     optimizers: dict[str, dict[str, Any]] | None = None
+    # cubeful self-play: per-game cube arrays (see training.selfplay_cube.CUBE_ARRAYS) and the cube counters
+    cube_games: dict[str, np.ndarray] | None = None
+    cube_tally: dict[str, Any] | None = None
 
 
 def _optimizer_tensors(name: str, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -85,6 +89,8 @@ def save_checkpoint(path: Path, ev: Evaluator, run: RunState) -> None:
     if run.boards is not None and run.first is not None:
         extra[_BOARDS] = np.ascontiguousarray(run.boards, dtype=np.int8)
         extra[_FIRST] = run.first.astype(np.int8)
+    for name, array in (run.cube_games or {}).items():
+        extra[_CUBE + name] = np.ascontiguousarray(array)
     record = {
         "trainer": TRAINER,
         "config": run.config,
@@ -92,6 +98,8 @@ def save_checkpoint(path: Path, ev: Evaluator, run: RunState) -> None:
         "rng": run.rng,
         "optimizers": optim_records,
     }
+    if run.cube_tally is not None:
+        record["cube_tally"] = run.cube_tally
     write_atomic(path, ev.to_bytes(record, extra))
 
 
@@ -107,7 +115,10 @@ def load_checkpoint(path: Path) -> tuple[Evaluator, RunState]:
         config = dict(record.get("config", {}))
     except (TypeError, ValueError) as exc:
         raise InvalidWeights(f"{source}: run record is damaged ({exc})") from None
-    run = RunState(progress=progress, config=config, rng=record.get("rng"))
+    run = RunState(progress=progress, config=config, rng=record.get("rng"), cube_tally=record.get("cube_tally"))
+    cube_games = {key[len(_CUBE) :]: value for key, value in tensors.items() if key.startswith(_CUBE)}
+    if cube_games:
+        run.cube_games = cube_games
     if _BOARDS in tensors and _FIRST in tensors:
         boards, first = tensors[_BOARDS], tensors[_FIRST]
         if boards.ndim != 2 or boards.shape[1] != 26 or first.shape != (boards.shape[0],):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from players.cube import CubeSpec
 
 DEFAULT_HIDDEN = (128, 64)
 
@@ -25,10 +27,13 @@ class TrainConfig:
     log: Path | None = None  # JSON-lines progress log
     device: str = "cpu"
     threads: int = 0  # torch threads; 0 keeps torch's default
+    # cubeful self-play: spec A and spec B (or one for both seats); () cubeless; None: the run's own on resume
+    cube: tuple[CubeSpec, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (paths as strings)."""
-        d = asdict(self)
+        d = asdict(replace(self, cube=None))
+        d["cube"] = [spec.text for spec in self.cube] if self.cube is not None else None
         d["out"] = str(self.out)
         d["log"] = str(self.log) if self.log else None
         d["hidden"] = list(self.hidden) if self.hidden is not None else None

@@ -3,6 +3,12 @@
 All games advance in lockstep: one compiled move-generation call yields every child of every
 game, one batched evaluation scores them, each game takes its greedy move, and the flipped
 probabilities of the chosen child become the TD target of the position before it.
+
+With cube specs (``TrainConfig.cube``) the games are cubeful: before each roll the side on roll
+may double and the other side take or pass, decided from the probabilities the last move's
+evaluation already gave (:mod:`training.selfplay_cube`). The nets still learn cubeless
+probabilities and move by cubeless equity; a pass ends the game's TD chain at its last evaluated
+position, which gets no update of its own (see :meth:`CubeGames.cube_turn`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +27,7 @@ import torch
 from tqdm import tqdm
 
 from engine.batch import children_batch, phases
-from engine.errors import JumpgammonError
+from engine.errors import InvalidWeights, JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
 from nets.evaluator import Evaluator
@@ -28,8 +35,10 @@ from nets.lookahead import segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
 from nets.model import PhaseNet, new_evaluator, torch_evaluator, torch_nets
 from nets.weights import remove_stale_temporaries
+from players.cube import CubeSpec, parse_cube_spec
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
 from training.config import DEFAULT_HIDDEN, TrainConfig
+from training.selfplay_cube import CubeGames, CubeTally
 from weights import SHIPPED_DIR
 
 
@@ -59,16 +68,18 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     _check_out(cfg.out)
     remove_stale_temporaries(cfg.out)
     settings = cfg.to_json()
+    asked_cube = settings["cube"]
     if not cfg.out.is_file():
         hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
         seed = cfg.seed if cfg.seed is not None else 1
-        settings.update(hidden=list(hidden), seed=seed)
+        settings.update(hidden=list(hidden), seed=seed, cube=asked_cube or [])
         ev = new_evaluator(hidden, seed, cfg.device)
         return (
             ev,
             RunState(),
             settings,
-            f"starting {cfg.out}: nets {list(hidden)}, seed {seed}, target {cfg.games:,} games",
+            f"starting {cfg.out}: nets {list(hidden)}, seed {seed}, {_cube_words(settings['cube'])}, "
+            f"target {cfg.games:,} games",
         )
     saved_ev, run = load_checkpoint(cfg.out)
     ev = torch_evaluator(saved_ev, cfg.device)
@@ -86,7 +97,15 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
         raise JumpgammonError(
             f"--parallel {cfg.parallel_games} differs from the {len(run.boards)} games in flight in {cfg.out}"
         )
-    settings.update(hidden=widths["contact"], seed=seed)
+    saved_cube = list(saved.get("cube") or [])  # runs from before cubeful self-play were cubeless
+    if asked_cube is not None and asked_cube != saved_cube:
+        raise JumpgammonError(
+            f"--cube {','.join(asked_cube) or 'none'} differs from the cube of {cfg.out} ({_cube_words(saved_cube)}); "
+            "a run keeps its cube strategies"
+        )
+    if saved_cube and run.boards is not None and run.cube_games is None:
+        raise InvalidWeights(f"{cfg.out}: a cubeful run without the cube state of its games")
+    settings.update(hidden=widths["contact"], seed=seed, cube=saved_cube)
     changed = [
         f"{key} {saved[key]} -> {settings[key]}"
         for key in ("learning_rate", "exploration", "use_bearoff")
@@ -100,13 +119,26 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     return ev, run, settings, line
 
 
+def _cube_words(texts: list[str]) -> str:
+    """How the start and resume lines name a run's cube: ``cubeless`` or ``cube A vs B``."""
+    return "cube " + " vs ".join(texts) if texts else "cubeless"
+
+
+@dataclass
+class TrainResult:
+    """What a finished :func:`train` call reports: the run's counters and, cubeful, its cube record in total."""
+
+    state: TrainState
+    cube: dict[str, Any] | None = None  # CubeTally.report of the run so far; None for a cubeless run
+
+
 def _attach_bearoff(ev: Evaluator) -> None:
     from nets.databases import load_databases
 
     ev.one_sided, ev.two_sided = load_databases()
 
 
-def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
+def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
     """Run self-play TD training until ``cfg.out`` holds ``cfg.games`` games; returns the final counters.
 
     The first line (on stderr) says whether the run starts or resumes. Checkpoints hold the
@@ -119,8 +151,10 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     ev, run, settings, line = prepare_run(cfg)
     print(line, file=sys.stderr)
     state = run.progress
+    specs: tuple[CubeSpec, ...] = tuple(parse_cube_spec(text) for text in settings["cube"])
+    tally = CubeTally.from_json(run.cube_tally) if run.cube_tally else CubeTally(strategies=max(len(specs), 1))
     if state.games >= cfg.games:
-        return state
+        return TrainResult(state, tally.report(specs) if specs else None)
     if cfg.use_bearoff:
         _attach_bearoff(ev)
     seed = int(settings["seed"])
@@ -140,6 +174,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     else:
         boards = np.repeat(Position.initial().array[None, :], n, axis=0)
         first = np.ones(n, bool)  # opening roll: no doubles
+    cube_games = CubeGames(specs, run.cube_games if run.boards is not None else None, n) if specs else None
+    logged_tally = CubeTally.from_json(tally.to_json())
     started = time.time() - state.seconds
     next_checkpoint = state.games + cfg.checkpoint_every
     bar = tqdm(total=cfg.games, initial=state.games, disable=not progress, unit="game", smoothing=0.05)
@@ -147,6 +183,13 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
     recent_losses: list[float] = []
     try:
         while state.games < cfg.games:
+            if cube_games is not None:
+                passed = cube_games.cube_turn(first, tally)
+                if passed.any():  # a new game starts in the slot at once; the passed position is not trained
+                    boards[passed] = Position.initial().array
+                    first = first | passed
+                    state.games += int(passed.sum())
+                    bar.update(int(passed.sum()))
             dice = rng.integers(1, 7, size=(n, 2))
             while first.any():
                 same = first & (dice[:, 0] == dice[:, 1])
@@ -169,6 +212,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
             state.positions += n
             nxt = kids[pick].copy()
             over = phases(nxt) == GamePhase.OVER
+            if cube_games is not None:
+                cube_games.moved(kid_probs[pick], nxt, over, tally)
             finished = int(over.sum())
             if finished:
                 nxt[over] = Position.initial().array
@@ -186,16 +231,21 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
                     boards=boards,
                     first=first,
                     optimizers={name: _numpy_optimizer_state(optim.state_dict()) for name, optim in optims.items()},
+                    cube_games=cube_games.arrays() if cube_games is not None else None,
+                    cube_tally=tally.to_json() if specs else None,
                 )
                 save_checkpoint(cfg.out, ev, run)
                 loss = float(np.mean(recent_losses)) if recent_losses else float("nan")
                 recent_losses.clear()
-                record = {
+                record: dict[str, Any] = {
                     "games": state.games,
                     "positions": state.positions,
                     "seconds": round(state.seconds, 1),
                     "td_loss": loss,
                 }
+                if specs:
+                    record["cube"] = tally.since(logged_tally).report(specs)
+                    logged_tally = CubeTally.from_json(tally.to_json())
                 bar.set_postfix(loss=f"{loss:.4f}")
                 if log:
                     log.write(json.dumps(record) + "\n")
@@ -204,7 +254,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainState:
         bar.close()
         if log:
             log.close()
-    return state
+    return TrainResult(state, tally.report(specs) if specs else None)
 
 
 def _numpy_optimizer_state(state: dict[str, Any]) -> dict[str, Any]:
