@@ -75,7 +75,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")
     p.add_argument("--device", type=torch_device, default="cpu", help="torch device: cpu, cuda, cuda:N")
-    p.add_argument("--threads", type=int_range(0, 1024), default=0, help="torch threads (0: torch's default)")
+    p.add_argument(
+        "--threads",
+        type=int_range(0, 1024),
+        default=1,
+        help="torch threads (default 1: the learning batches are small, and a second thread loses badly "
+        "when another process holds a core; 0: torch's default)",
+    )
     add_json_argument(p)
     p.set_defaults(func=run)
 
