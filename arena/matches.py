@@ -19,7 +19,6 @@ points beyond what a side needs count for nothing.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import DiceStreams, Lockstep, MatchScores, Rules, decider_counts
 from arena.stats import pair_statistics
 from engine.errors import JumpgammonError
 from engine.position import Position
-from nets.weights import write_atomic
 from players.base import Player
 
 MATCH_RULES = Rules(cubeful=True)
@@ -259,13 +258,9 @@ def _match_side(blocks: list[MatchBlockResult], a_side: bool) -> MatchSideStats:
     s = MatchSideStats()
     for r in blocks:
         seat = r.seat_of_a if a_side else 1 - r.seat_of_a
-        rows = np.arange(r.matches)
         s.matches_won += int((r.winner == seat).sum())
-        for name in ("gammons", "backgammons", *_CUBE_COUNTERS):
-            setattr(s, name, getattr(s, name) + int(getattr(r, name)[rows, seat].sum()))
-        s.games_won += int(r.game_wins[rows, seat].sum())
-        s.cube_evaluations += int(r.evaluations[0 if a_side else 1])
-        s.lookaheads += int(r.lookaheads[0 if a_side else 1])
+        s.games_won += int(r.game_wins[np.arange(r.matches), seat].sum())
+        add_seat_counts(s, r, seat, a_side, ("gammons", "backgammons", *_CUBE_COUNTERS))
     return s
 
 
@@ -307,22 +302,14 @@ def summarise_matches(
 
 def save_matches(path: Path, result: MatchTournamentResult, blocks: list[MatchBlockResult]) -> None:
     """Write every match (its games: score before, Crawford flag, dice, moves, cube actions) as JSON lines."""
-    lines = [json.dumps({"tournament": result.to_json()})]
-    for block in blocks:
-        assert block.records is not None
-        for j in range(block.matches):
-            seat_a = int(block.seat_of_a[j])
-            lines.append(
-                json.dumps(
-                    {
-                        "pair": block.first_pair + j // 2,
-                        "seat_of_a": seat_a,
-                        "players": [result.player_a, result.player_b][:: 1 if seat_a == 0 else -1],
-                        "match_length": result.match_length,
-                        "winner": int(block.winner[j]),
-                        "score": block.score[j].tolist(),
-                        "games": block.records[j],
-                    }
-                )
-            )
-    write_atomic(path, ("\n".join(lines) + "\n").encode())
+    save_block_lines(path, result.to_json(), (result.player_a, result.player_b), blocks, _match_line)
+
+
+def _match_line(block: MatchBlockResult, j: int, games: object) -> dict[str, object]:
+    """The saved line of match ``j`` of ``block`` after its pair and seats: its length, outcome and games."""
+    return {
+        "match_length": int(block.match_length[j]),
+        "winner": int(block.winner[j]),
+        "score": block.score[j].tolist(),
+        "games": games,
+    }

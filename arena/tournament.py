@@ -13,7 +13,6 @@ the table ``met``, and the result is A's match-winning chance with its standard 
 
 from __future__ import annotations
 
-import json
 import math
 import socket
 import sys
@@ -27,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from arena import ledger
+from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import BlockResult, Rules, play_block
 from arena.matches import (
     MAX_MATCH_LENGTH,
@@ -40,12 +40,12 @@ from arena.stats import pair_statistics
 from arena.workers import worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec
-from nets.weights import write_atomic
 from players.base import Player
 from players.specs import make_player
 
 BLOCK_PAIRS = 256  # pairs per lockstep block (512 games or matches)
 AnyBlock = BlockResult | MatchBlockResult
+_MONEY_CUBE_COUNTERS = ("doubles", "takes", "passes", "beavers", "too_good", "cube_decisions", "cube_disagreements")
 
 
 @dataclass(frozen=True)
@@ -199,15 +199,11 @@ def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
     s = SideStats()
     for r in blocks:
         seat = r.seat_of_a if a_side else 1 - r.seat_of_a
-        rows = np.arange(r.games)
         won = r.winner == seat
         s.wins += int(won.sum())
         s.gammons += int((won & (r.multiplier >= 2)).sum())
         s.backgammons += int((won & (r.multiplier == 3)).sum())
-        for name in ("doubles", "takes", "passes", "beavers", "too_good", "cube_decisions", "cube_disagreements"):
-            setattr(s, name, getattr(s, name) + int(getattr(r, name)[rows, seat].sum()))
-        s.cube_evaluations += int(r.evaluations[0 if a_side else 1])
-        s.lookaheads += int(r.lookaheads[0 if a_side else 1])
+        add_seat_counts(s, r, seat, a_side, _MONEY_CUBE_COUNTERS)
     return s
 
 
@@ -411,24 +407,16 @@ def run_match_tournament(
 
 def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:
     """Write every game (dice, moves as resulting position IDs, cube actions) as JSON lines, atomically."""
-    lines = [json.dumps({"tournament": result.to_json()})]
-    for block in blocks:
-        assert block.records is not None
-        for j in range(block.games):
-            seat_a = int(block.seat_of_a[j])
-            lines.append(
-                json.dumps(
-                    {
-                        "pair": block.first_pair + j // 2,
-                        "seat_of_a": seat_a,
-                        "players": [result.player_a, result.player_b][:: 1 if seat_a == 0 else -1],
-                        "events": block.records[j],
-                        "winner": int(block.winner[j]),
-                        "points": int(abs(block.points_seat0[j])),
-                        "multiplier": int(block.multiplier[j]),
-                        "passed": bool(block.passed[j]),
-                        "cube": int(block.final_cube[j]),
-                    }
-                )
-            )
-    write_atomic(path, ("\n".join(lines) + "\n").encode())
+    save_block_lines(path, result.to_json(), (result.player_a, result.player_b), blocks, _game_line)
+
+
+def _game_line(block: BlockResult, j: int, events: object) -> dict[str, object]:
+    """The saved line of game ``j`` of ``block`` after its pair and seats: its events and outcome."""
+    return {
+        "events": events,
+        "winner": int(block.winner[j]),
+        "points": int(abs(block.points_seat0[j])),
+        "multiplier": int(block.multiplier[j]),
+        "passed": bool(block.passed[j]),
+        "cube": int(block.final_cube[j]),
+    }

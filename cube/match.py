@@ -46,7 +46,7 @@ backgammons, as the example does).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -284,6 +284,51 @@ def _weighted(results: Sequence[float], g: FloatArray, bg: FloatArray) -> FloatA
     return np.asarray((1.0 - g - bg) * single + g * gammon + bg * backgammon)
 
 
+def _results(met: MatchEquityTable, score: MatchScore, cube: int, won: bool) -> tuple[float, float, float]:
+    """The side on roll's MWCs after a single, gammon and backgammon won (``won``) or lost at ``cube``."""
+    key = "won" if won else "lost"
+    a, b, c = (game_result_mwc(met, score, **{key: m * cube}) for m in (1, 2, 3))
+    return a, b, c
+
+
+#: A side of the ladder: (its score, the gammon and backgammon shares of its wins, then of the opponent's).
+_LadderSide = tuple[MatchScore, tuple[FloatArray, FloatArray], tuple[FloatArray, FloatArray]]
+
+
+def _ladder_sides(arr: FloatArray, s: MatchScore) -> tuple[_LadderSide, _LadderSide]:
+    """The ladder's two sides: the side on roll at score ``s``, then the opponent."""
+    g0, bg0, g1, bg1 = _rates(arr)
+    return (s, (g0, bg0), (g1, bg1)), (s.flipped(), (g1, bg1), (g0, bg0))
+
+
+def _ladder_levels(cube: MatchCube) -> Iterator[tuple[int, bool]]:
+    """The ladder's cube levels, top first, down to ``cube``'s value, each with whether doubling it is dead.
+
+    The top is the first level whose doubled cube is dead for a side (no redouble counted).
+    """
+    s = cube.score
+    top = cube.value
+    while s.away - 1 >= 2 * top and s.opp_away - 1 >= 2 * top:
+        top *= 2
+    level = top
+    while level >= cube.value:
+        yield level, s.away - 1 < 2 * level or s.opp_away - 1 < 2 * level
+        level //= 2
+
+
+def _dead_cash_point(met: MatchEquityTable, side: _LadderSide, level: int) -> FloatArray:
+    """The cash point of ``side`` doubling from ``level`` to a dead cube (its own winning chance)."""
+    sc, own, opp = side
+    pass_value = game_result_mwc(met, sc, won=level)
+    # a side that the doubled cube already wins the match while its opponent still needs more
+    # redoubles at once: the game is then played for twice the doubled cube
+    doubler_wins_outright = sc.away - 1 < 2 * level <= sc.opp_away - 1
+    played = 2 * (2 * level if doubler_wins_outright else level)
+    take_win = _weighted(_results(met, sc, played, True), *own)
+    take_lose = _weighted(_results(met, sc, played, False), *opp)
+    return np.asarray((take_lose - pass_value) / (take_lose - take_win))
+
+
 @dataclass(frozen=True)
 class TakePointLevel:
     """One cube level of the live-cube ladder: take points when doubled from ``cube`` to twice ``cube``.
@@ -300,37 +345,21 @@ class TakePointLevel:
 
 def _ladder(arr: FloatArray, met: MatchEquityTable, cube: MatchCube) -> list[TakePointLevel]:
     """gnubg's cash points level by level (``GetPoints``), top level first, as take points."""
-    s = cube.score
-    g0, bg0, g1, bg1 = _rates(arr)
-    sides = (  # (score, own wins' rates, opponent's wins' rates) for the side on roll, then the opponent
-        (s, (g0, bg0), (g1, bg1)),
-        (s.flipped(), (g1, bg1), (g0, bg0)),
-    )
-    top = cube.value
-    while s.away - 1 >= 2 * top and s.opp_away - 1 >= 2 * top:
-        top *= 2
+    sides = _ladder_sides(arr, cube.score)
     cash: list[dict[int, FloatArray]] = [{}, {}]  # cash point of each side per cube level
     levels: list[TakePointLevel] = []
-    level = top
-    while level >= cube.value:
-        dead = s.away - 1 < 2 * level or s.opp_away - 1 < 2 * level
-        for k, (sc, (gk, bgk), (go, bgo)) in enumerate(sides):
-            pass_value = game_result_mwc(met, sc, won=level)
+    for level, dead in _ladder_levels(cube):
+        for k, side in enumerate(sides):
             if dead:
-                # a side that the doubled cube already wins the match while its opponent still
-                # needs more redoubles at once: the game is then played for twice the doubled cube
-                doubler_wins_outright = sc.away - 1 < 2 * level <= sc.opp_away - 1
-                played = 2 * (2 * level if doubler_wins_outright else level)
-                take_win = _weighted(tuple(game_result_mwc(met, sc, won=m * played) for m in (1, 2, 3)), gk, bgk)
-                take_lose = _weighted(tuple(game_result_mwc(met, sc, lost=m * played) for m in (1, 2, 3)), go, bgo)
-                cash[k][level] = (take_lose - pass_value) / (take_lose - take_win)
-            else:
-                take_win = _weighted(tuple(game_result_mwc(met, sc, won=m * 2 * level) for m in (1, 2, 3)), gk, bgk)
-                redouble_pass = game_result_mwc(met, sc, lost=2 * level)
-                opp_cash_above = cash[1 - k][2 * level]
-                cash[k][level] = 1.0 - opp_cash_above * (pass_value - take_win) / (redouble_pass - take_win)
+                cash[k][level] = _dead_cash_point(met, side, level)
+                continue
+            sc, own, _ = side
+            pass_value = game_result_mwc(met, sc, won=level)
+            take_win = _weighted(_results(met, sc, 2 * level, True), *own)
+            redouble_pass = game_result_mwc(met, sc, lost=2 * level)
+            opp_cash_above = cash[1 - k][2 * level]
+            cash[k][level] = 1.0 - opp_cash_above * (pass_value - take_win) / (redouble_pass - take_win)
         levels.append(TakePointLevel(level, 1.0 - cash[1][level], 1.0 - cash[0][level], dead))
-        level //= 2
     return levels
 
 
@@ -352,8 +381,8 @@ def dead_take_point(probs: ArrayLike, met: MatchEquityTable, cube: MatchCube) ->
     g0, bg0, g1, bg1 = _rates(arr)
     s, doubled = cube.score, 2 * cube.value
     pass_value = game_result_mwc(met, s, lost=cube.value)
-    win = _weighted(tuple(game_result_mwc(met, s, won=m * doubled) for m in (1, 2, 3)), g0, bg0)
-    lose = _weighted(tuple(game_result_mwc(met, s, lost=m * doubled) for m in (1, 2, 3)), g1, bg1)
+    win = _weighted(_results(met, s, doubled, True), g0, bg0)
+    lose = _weighted(_results(met, s, doubled, False), g1, bg1)
     return np.asarray((pass_value - lose) / (win - lose))
 
 

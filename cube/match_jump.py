@@ -103,8 +103,13 @@ from cube.gamestate import _check_probabilities
 from cube.match import (
     MatchCube,
     MatchCubeDecision,
-    MatchScore,
     TakePointLevel,
+    _dead_cash_point,
+    _ladder_levels,
+    _ladder_sides,
+    _rates,
+    _results,
+    _weighted,
     cubeless_mwc,
     decision_from_mwcs,
     game_result_mwc,
@@ -143,29 +148,6 @@ def smeared_break(value: ArrayLike, left_slope: ArrayLike, right_slope: ArrayLik
     return np.asarray(v + 0.5 * np.asarray(alpha, dtype=np.float64) * (b_right - b_left))
 
 
-def _rates(arr: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Shares of the side on roll's wins that are gammons (not backgammons) and backgammons, then of its losses."""
-    win, lose = arr[..., 0], 1.0 - arr[..., 0]
-    safe_win, safe_lose = np.where(win > 0.0, win, 1.0), np.where(lose > 0.0, lose, 1.0)
-    return (
-        np.where(win > 0.0, (arr[..., 1] - arr[..., 2]) / safe_win, 0.0),
-        np.where(win > 0.0, arr[..., 2] / safe_win, 0.0),
-        np.where(lose > 0.0, (arr[..., 3] - arr[..., 4]) / safe_lose, 0.0),
-        np.where(lose > 0.0, arr[..., 4] / safe_lose, 0.0),
-    )
-
-
-def _weighted(results: tuple[float, float, float], g: FloatArray, bg: FloatArray) -> FloatArray:
-    single, gammon, backgammon = results
-    return np.asarray((1.0 - g - bg) * single + g * gammon + bg * backgammon)
-
-
-def _results(met: MatchEquityTable, score: MatchScore, cube: int, won: bool) -> tuple[float, float, float]:
-    key = "won" if won else "lost"
-    a, b, c = (game_result_mwc(met, score, **{key: m * cube}) for m in (1, 2, 3))
-    return a, b, c
-
-
 def _ratio(num: FloatArray, den: FloatArray) -> FloatArray:
     """``num / den`` where ``den > 0``, else 0 (a break at an end of [0, 1] has no slope on one side)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -186,29 +168,19 @@ class JumpLadder:
 
 def _ladder(arr: FloatArray, met: MatchEquityTable, cube: MatchCube, alpha_r: FloatArray) -> JumpLadder:
     """Cash points of each side at each level (live and jump), as take points; module notes."""
-    s = cube.score
-    g0, bg0, g1, bg1 = _rates(arr)
-    sides = ((s, (g0, bg0), (g1, bg1)), (s.flipped(), (g1, bg1), (g0, bg0)))
-    top = cube.value
-    while s.away - 1 >= 2 * top and s.opp_away - 1 >= 2 * top:
-        top *= 2
+    sides = _ladder_sides(arr, cube.score)
     live_cash: list[dict[int, FloatArray]] = [{}, {}]
     jump_cash: list[dict[int, FloatArray]] = [{}, {}]
     live: list[TakePointLevel] = []
     jump: list[TakePointLevel] = []
-    level = top
-    while level >= cube.value:
-        dead = s.away - 1 < 2 * level or s.opp_away - 1 < 2 * level
-        for k, (sc, (gk, bgk), (go, bgo)) in enumerate(sides):
+    for level, dead in _ladder_levels(cube):
+        for k, side in enumerate(sides):
             # side k doubles from ``level``; its cash point is one minus the taker's take point
-            pass_value = game_result_mwc(met, sc, won=level)
             if dead:
-                outright = sc.away - 1 < 2 * level <= sc.opp_away - 1  # the taker redoubles at once
-                played = 2 * (2 * level if outright else level)
-                win = _weighted(_results(met, sc, played, True), gk, bgk)
-                lose = _weighted(_results(met, sc, played, False), go, bgo)
-                live_cash[k][level] = jump_cash[k][level] = (lose - pass_value) / (lose - win)
+                live_cash[k][level] = jump_cash[k][level] = _dead_cash_point(met, side, level)
                 continue
+            sc, (gk, bgk), (go, bgo) = side
+            pass_value = game_result_mwc(met, sc, won=level)
             # the taker's MWC is one minus side k's: its losses are side k's wins at 2 level, ...
             taker_lose = 1.0 - _weighted(_results(met, sc, 2 * level, True), gk, bgk)
             taker_cash = 1.0 - game_result_mwc(met, sc, lost=2 * level)
@@ -223,7 +195,6 @@ def _ladder(arr: FloatArray, met: MatchEquityTable, cube: MatchCube, alpha_r: Fl
             jump_cash[k][level] = 1.0 - np.clip(jump_tp, 0.0, 1.0)
         for out, cash in ((live, live_cash), (jump, jump_cash)):
             out.append(TakePointLevel(level, 1.0 - cash[1][level], 1.0 - cash[0][level], dead))
-        level //= 2
     return JumpLadder(live, jump)
 
 

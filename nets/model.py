@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 from torch import nn
@@ -26,19 +28,29 @@ def consistent_probabilities(logits: torch.Tensor) -> torch.Tensor:
     return torch.stack([win, wg, wbg, lg, lbg], dim=1)
 
 
+def relu_mlp(n_inputs: int, hidden: Sequence[int], n_outputs: int) -> nn.Sequential:
+    """Linear layers of widths ``hidden`` with a ReLU after each, then a linear layer to ``n_outputs`` raw outputs."""
+    layers: list[nn.Module] = []
+    width = n_inputs
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, n_outputs))
+    return nn.Sequential(*layers)
+
+
+def float32_tensors(module: nn.Module) -> dict[str, np.ndarray]:
+    """Float32 numpy copies of ``module``'s parameters and buffers, by their state-dict names."""
+    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in module.state_dict().items()}
+
+
 class PhaseNet(nn.Module):
     """An MLP from encoded positions to the five probabilities (side on roll, before rolling)."""
 
     def __init__(self, config: NetConfig) -> None:
         super().__init__()
         self.config = config
-        layers: list[nn.Module] = []
-        width = config.n_inputs
-        for h in config.hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        layers.append(nn.Linear(width, 5))
-        self.body = nn.Sequential(*layers)
+        self.body = relu_mlp(config.n_inputs, config.hidden, 5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Probabilities (n, 5) for the side on roll."""
@@ -56,7 +68,7 @@ class PhaseNet(nn.Module):
 
     def tensors(self) -> dict[str, np.ndarray]:
         """Float32 copies of the weights and biases by name (:meth:`NetConfig.tensor_shapes`)."""
-        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self.state_dict().items()}
+        return float32_tensors(self)
 
 
 def torch_net(net: OutcomeNet, device: str = "cpu") -> PhaseNet:

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from nets.model import float32_tensors, relu_mlp
 from nets.volnet import VolatilityNet, VolNetConfig
 
 
@@ -23,13 +24,7 @@ class TorchVolNet(nn.Module):
     def __init__(self, config: VolNetConfig) -> None:
         super().__init__()
         self.config = config
-        layers: list[nn.Module] = []
-        width = config.n_inputs
-        for h in config.hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        layers.append(nn.Linear(width, 1))
-        self.body = nn.Sequential(*layers)
+        self.body = relu_mlp(config.n_inputs, config.hidden, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Volatility (n,) for (n, n_inputs) inputs."""
@@ -37,7 +32,7 @@ class TorchVolNet(nn.Module):
 
     def tensors(self) -> dict[str, np.ndarray]:
         """Float32 copies of the weights by name (:meth:`VolNetConfig.tensor_shapes`)."""
-        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self.state_dict().items()}
+        return float32_tensors(self)
 
 
 @dataclass(frozen=True)

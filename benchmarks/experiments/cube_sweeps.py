@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.experiments.fit import Optimum, fit_optimum
+from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, identical_point, play_points
 from nets.weights import write_atomic
 
@@ -147,13 +148,8 @@ def save_pair_points(path: Path, points: list[PointResult]) -> None:
 
 def plot_sweep(result: dict[str, Any], path: Path) -> bool:
     """Draw each curve's points with 1-SE bars, its fit and optimum to ``path``; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[plot]'): no plot written", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, curve in enumerate(result["curves"]):
@@ -177,9 +173,5 @@ def plot_sweep(result: dict[str, Any], path: Path) -> bool:
         f"{result['experiment']} sweep, {result['checker_play']} checker play, {result['games_total']:,} games"
     )
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
+    save_png(plt, fig, path)
     return True

@@ -23,6 +23,7 @@ from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.tournament import pair_points_of, pair_statistics, run_tournament
+from benchmarks.experiments.plots import pyplot, save_png
 from nets.weights import write_atomic
 
 NET_CUBE = "janowski:0.7"
@@ -146,13 +147,8 @@ def run_ladder(
 
 def plot_ladder(result: dict[str, Any], path: Path) -> bool:
     """Horizontal bars of each measured row's ppg with 95% intervals to ``path``; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[plot]'): no plot written", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return False
     rows = [r for r in result["rows"] if r.get("ppg") is not None]
     if not rows:
@@ -167,9 +163,5 @@ def plot_ladder(result: dict[str, Any], path: Path) -> bool:
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel("points per game of the first-named player (95% interval); orange: cubeful")
     ax.set_title(f"strength ladder, seed {result['seed']}")
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
+    save_png(plt, fig, path)
     return True

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from benchmarks.experiments.plots import pyplot, save_png
 from cube import STATISTICAL_SCALE, implied_cube_life, win_loss_values
 from engine.batch import phases
 from engine.position import GamePhase, Position
@@ -233,13 +234,8 @@ def run_remote(out: Path, games: int, seed: int, progress: bool = True) -> dict[
 
 def plot_jumps(t: Trajectories, path: Path) -> bool:
     """Histograms of the filtered two-ply jumps (every-state reading), contact and race; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[plot]'): no plot written", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return False
     jumps, race, _ = filtered_jumps(t, every=True)
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -252,9 +248,5 @@ def plot_jumps(t: Trajectories, path: Path) -> bool:
     ax.set_ylabel("density")
     ax.set_title(f"remote jump volatility, {len(t.p):,} cubeless self-play games")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
+    save_png(plt, fig, path)
     return True

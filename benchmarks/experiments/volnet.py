@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import numpy as np
 
 from arena import BlockResult, PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
 from arena.tournament import summarise
+from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.volnet_data import GAMES_PER_BATCH, SAMPLE_RATE, VolatilityData, generate
 from cube.states import CubeState
 from cube.volatility import local_volatility
@@ -293,13 +293,8 @@ def run_volnet(
 
 def plot_volnet(label: np.ndarray, predicted: np.ndarray, contact: np.ndarray, path: Path) -> bool:
     """Scatter of the net's volatility against the lookahead's on the test positions; False without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[plot]'): no plot written", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return False
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
     top = float(max(label.max(initial=0.0), predicted.max(initial=0.0))) * 1.02 or 1.0
@@ -331,9 +326,5 @@ def plot_volnet(label: np.ndarray, predicted: np.ndarray, contact: np.ndarray, p
     axes[1].set_ylabel("density")
     axes[1].legend(fontsize=8)
     axes[1].set_title("error")
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    save_png(plt, fig, path, dpi=110)
     return True

@@ -14,6 +14,7 @@ from cube.match_jump import jump_cube_decision
 from cube.met import published_met
 from cube.states import CubeState
 from engine import MatchState, Position
+from tests.cli.helpers import assert_clean_error, run_cli
 
 START = "4HPwATDgc/ABMA"
 # rounding of the JSON's probabilities (6 decimals) moves the recomputed MWCs by about this
@@ -143,11 +144,5 @@ def test_bad_match_input(
     capsys: pytest.CaptureFixture[str], command: str, ident: str, extra: list[str], needle: str, as_json: bool
 ) -> None:
     """One line naming the input, exit code 2 (JSON on stdout with --json, else text on stderr)."""
-    code = main([command, ident, *extra, *(["--json"] if as_json else [])])
-    out, err = capsys.readouterr()
-    assert code == 2 and "Traceback" not in out + err
-    if as_json:
-        assert out.count("\n") == 1 and needle in json.loads(out)["error"]
-    else:
-        lines = [line for line in err.splitlines() if line.strip()]
-        assert out == "" and len(lines) == 1 and needle in lines[0]
+    code, out, err = run_cli(capsys, command, ident, *extra, *(["--json"] if as_json else []))
+    assert_clean_error(code, out, err, needle, as_json)

@@ -7,20 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
 from engine import MatchState
 from nets.mlp import OUTPUTS
+from tests.cli.helpers import assert_clean_error, run_cli
 
 START = "4HPwATDgc/ABMA"
 SCORED = f"{START}:{MatchState(match_length=7, score=(2, 3)).id}"
 FAST = ["--trials", "36", "--truncate", "2"]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of one in-process CLI call."""
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_json_keys_of_one_position(capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,9 +94,4 @@ def test_bad_input_is_one_line(
     (tmp_path / "bad.txt").write_text(f"{START}\n{SCORED}\n")
     (tmp_path / "empty.txt").write_text("# nothing\n\n")
     code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
-    assert code == 2 and "Traceback" not in out + err
-    if as_json:
-        assert out.count("\n") == 1 and needle in json.loads(out)["error"]
-    else:
-        lines = [line for line in err.splitlines() if line.strip()]
-        assert out == "" and len(lines) == 1 and needle in lines[0]
+    assert_clean_error(code, out, err, needle, as_json)

@@ -25,7 +25,6 @@ and every cube word known (``parse_external_reply``, ``GnubgExternal``), and fai
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import Counter
@@ -35,6 +34,8 @@ import numpy as np
 
 REPO_ROOT = os.getcwd()
 sys.path.insert(0, REPO_ROOT)
+
+from fixture_json import write_fixture  # noqa: E402
 
 from cube.states import CubeAction, CubeState  # noqa: E402
 from engine.batch import children_batch, flip_boards  # noqa: E402
@@ -180,18 +181,7 @@ def main() -> None:
         "max_probability_gap": round(max(gaps), 6),
         "cases": cases,
     }
-    with open(OUT, "w") as f:
-        f.write("{\n")
-        items = list(out.items())
-        for i, (name, value) in enumerate(items):
-            sep = "," if i < len(items) - 1 else ""
-            if name == "cases":
-                f.write(f"  {json.dumps(name)}: [\n")
-                f.write(",\n".join("    " + json.dumps(c) for c in value))
-                f.write(f"\n  ]{sep}\n")
-            else:
-                f.write(f"  {json.dumps(name)}: {json.dumps(value)}{sep}\n")
-        f.write("}\n")
+    write_fixture(OUT, out, ("cases",))
     print(
         f"wrote {OUT}: {len(cases)} cases, agreement {agreement}, max probability gap {max(gaps):.2e}", file=sys.stderr
     )

@@ -16,20 +16,6 @@ import gnubg  # noqa: E402
 SEED = 4242
 N_TOTAL = 2000
 N_PLY2 = 200
-# gnubg 1.07 position classes (gnubg.classifypos)
-CLASS_NAMES = {
-    0: "over",
-    1: "hypergammon1",
-    2: "hypergammon2",
-    3: "hypergammon3",
-    4: "bearoff2",
-    5: "bearoff_ts",
-    6: "bearoff1",
-    7: "bearoff_os",
-    8: "race",
-    9: "crashed",
-    10: "contact",
-}
 EC0 = {"cubeful": 0, "plies": 0, "deterministic": 1, "prune": 0, "noise": 0.0}
 EC2 = {"cubeful": 0, "plies": 2, "deterministic": 1, "prune": 1, "noise": 0.0}
 
@@ -87,7 +73,7 @@ def main():
         c = {
             "position_id": pid,
             "phase_hint": phase_of(cls),
-            "gnubg_class": CLASS_NAMES[cls],
+            "gnubg_class": G.CLASS_NAMES[cls],
             "game": gi,
             "move_no": n,
             "eval0": [float(x) for x in ev0[:5]],
@@ -99,9 +85,7 @@ def main():
             c["equity2"] = float(ev2[5])
         cases.append(c)
 
-    counts = {}
-    for c in cases:
-        counts[c["phase_hint"]] = counts.get(c["phase_hint"], 0) + 1
+    counts = G.count_by(cases, "phase_hint")
     out = {
         "generator": "tools/gnubg_fixtures/gen_evals.py (gnubg.evaluate, cubeless, money "
         "cubeinfo, side on roll = board1 of position_id)",
@@ -114,8 +98,7 @@ def main():
         "n_eval2": sum(1 for c in cases if "eval2" in c),
         "cases": cases,
     }
-    path = G.write_json("gnubg_evals.json", out, one_line_list_key="cases")
-    sys.stderr.write("wrote %s: %d cases %s\n" % (path, len(cases), counts))
+    G.write_cases("gnubg_evals.json", out, counts)
 
 
 main()

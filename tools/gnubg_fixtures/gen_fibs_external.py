@@ -15,7 +15,6 @@ otherwise.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -26,6 +25,8 @@ from typing import Any
 
 REPO_ROOT = os.getcwd()
 sys.path.insert(0, REPO_ROOT)
+
+from fixture_json import write_fixture  # noqa: E402
 
 from engine import Dice, FibsBoard, Position  # noqa: E402
 from engine.fibs import MONEY, parse_external_reply  # noqa: E402
@@ -249,18 +250,7 @@ def main() -> None:
         "records": records,
         "score_order": score_order,
     }
-    with open(OUT, "w") as f:
-        f.write("{\n")
-        items = list(out.items())
-        for i, (name, value) in enumerate(items):
-            sep = "," if i < len(items) - 1 else ""
-            if name in ("records", "score_order"):
-                f.write(f"  {json.dumps(name)}: [\n")
-                f.write(",\n".join("    " + json.dumps(r) for r in value))
-                f.write(f"\n  ]{sep}\n")
-            else:
-                f.write(f"  {json.dumps(name)}: {json.dumps(value)}{sep}\n")
-        f.write("}\n")
+    write_fixture(OUT, out, ("records", "score_order"))
     print(f"wrote {OUT}: {len(records)} records {dict(counts)}, cube replies {dict(replies)}", file=sys.stderr)
 
 

@@ -26,19 +26,6 @@ import gnubg  # noqa: E402
 SEED = 20251123
 N_GAMES = 200
 PER_CLASS = {"contact": 420, "crashed": 80, "race": 260, "bearoff1": 160, "bearoff2": 120}
-CLASS_NAMES = {
-    0: "over",
-    1: "hypergammon1",
-    2: "hypergammon2",
-    3: "hypergammon3",
-    4: "bearoff2",
-    5: "bearoff_ts",
-    6: "bearoff1",
-    7: "bearoff_os",
-    8: "race",
-    9: "crashed",
-    10: "contact",
-}
 LENGTHS = [3, 4, 5, 7, 9, 11, 13, 15, 17, 21, 25]
 MAX_CUBE = 16  # gnubg 1.07's cubeinfo crashes for large cubes in matches (see README)
 EC_CUBELESS = {"cubeful": 0, "plies": 0, "deterministic": 1, "prune": 0, "noise": 0.0}
@@ -128,7 +115,7 @@ def main():
     pool = {}
     for board, _dice, _gi in recs:
         pid = gnubg.positionid(board)
-        cls = CLASS_NAMES[gnubg.classifypos(board, 0)]
+        cls = G.CLASS_NAMES[gnubg.classifypos(board, 0)]
         if cls in PER_CLASS and pid not in pool:
             pool[pid] = (board, cls)
     chosen = []
@@ -174,9 +161,7 @@ def main():
             case["money"] = money
         cases.append(case)
     met = gnubg.met(25)
-    counts = {}
-    for c in cases:
-        counts[c["kind"]] = counts.get(c["kind"], 0) + 1
+    counts = G.count_by(cases, "kind")
     out = {
         "generator": "tools/gnubg_fixtures/gen_match_cube.py (gnubg.cfevaluate, 0-ply cubeful, side on roll = "
         "board1 of position_id = gnubg's player 1; score is [side on roll, opponent])",
@@ -188,8 +173,7 @@ def main():
         "kind_counts": counts,
         "cases": cases,
     }
-    path = G.write_json("gnubg_match_cube.json", out, one_line_list_key="cases")
-    sys.stderr.write("wrote %s: %d cases %s\n" % (path, len(cases), counts))
+    G.write_cases("gnubg_match_cube.json", out, counts)
 
 
 main()

@@ -259,9 +259,7 @@ def main():
         )
 
     # consistency: bit 66 is NOT fJacoby (money), always 0 for bits 67..71
-    counts = {}
-    for c in cases:
-        counts[c["kind"]] = counts.get(c["kind"], 0) + 1
+    counts = G.count_by(cases, "kind")
     out = {
         "generator": "tools/gnubg_fixtures/gen_matchids.py",
         "gnubg_version": G.gnubg_version(),
@@ -269,8 +267,7 @@ def main():
         "kind_counts": counts,
         "cases": cases,
     }
-    path = G.write_json("gnubg_matchids.json", out, one_line_list_key="cases")
-    sys.stderr.write("wrote %s: %d cases %s\n" % (path, len(cases), counts))
+    G.write_cases("gnubg_matchids.json", out, counts)
 
 
 main()

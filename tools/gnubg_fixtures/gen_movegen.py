@@ -311,9 +311,7 @@ def main():
 
     fill("random", gen_random, 60, rand_dice)
 
-    counts = {}
-    for c in cases:
-        counts[c["category"]] = counts.get(c["category"], 0) + 1
+    counts = G.count_by(cases, "category")
     out = {
         "generator": "tools/gnubg_fixtures/gen_movegen.py (gnubg.hint at 0-ply for the move "
         "list; each move played with gnubg's `move` command, child = "
@@ -323,8 +321,7 @@ def main():
         "category_counts": counts,
         "cases": cases,
     }
-    path = G.write_json("gnubg_movegen.json", out, one_line_list_key="cases")
-    sys.stderr.write("wrote %s: %d cases %s\n" % (path, len(cases), counts))
+    G.write_cases("gnubg_movegen.json", out, counts)
 
 
 main()

@@ -108,6 +108,36 @@ def selfplay_positions(ngames, seed):
     return out
 
 
+# gnubg 1.07 position classes (gnubg.classifypos)
+CLASS_NAMES = {
+    0: "over",
+    1: "hypergammon1",
+    2: "hypergammon2",
+    3: "hypergammon3",
+    4: "bearoff2",
+    5: "bearoff_ts",
+    6: "bearoff1",
+    7: "bearoff_os",
+    8: "race",
+    9: "crashed",
+    10: "contact",
+}
+
+
+def count_by(cases, key):
+    """How many cases have each value of case[key], in the order the values first appear."""
+    counts = {}
+    for c in cases:
+        counts[c[key]] = counts.get(c[key], 0) + 1
+    return counts
+
+
+def write_cases(name, out, counts):
+    """Write out to tests/fixtures/name with its "cases" one per line; report the counts on stderr."""
+    path = write_json(name, out, one_line_list_key="cases")
+    sys.stderr.write("wrote %s: %d cases %s\n" % (path, len(out["cases"]), counts))
+
+
 def write_json(name, obj, one_line_list_key=None):
     """Write JSON deterministically; items of obj[one_line_list_key] one per line."""
     path = os.path.join(FIXTURE_DIR, name)
