@@ -241,7 +241,12 @@ def test_cli_generates_and_fits(tmp_path: Path, capsys: pytest.CaptureFixture[st
     report = json.loads(capsys.readouterr().out)
     assert report["out"] == str(out) and set(report["nets"]) <= {"race"}
     assert main(["weights", "info", str(out), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["trainer"] == TRAINER
+    info = json.loads(capsys.readouterr().out)
+    assert info["trainer"] == TRAINER and set(info["positions"]) == {"contact", "race"}
+    promoted = tmp_path / "promoted.jgw"
+    assert main(["weights", "promote", str(out), "--to", str(promoted)]) == 0
+    assert "supervised-plies fit" in capsys.readouterr().out
+    assert load_evaluator(promoted, bearoff=False).header["run"]["data"] == load_evaluator(out).header["run"]["data"]
 
 
 def test_data_stay_out_of_the_shipped_folder(tmp_path: Path) -> None:
