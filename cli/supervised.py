@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--plies", type=int_range(0, 2), default=1, help="lookahead of the labels")
     g.add_argument("--exploration", type=float_range(0, 1), default=0.0, help="chance of a random move")
     g.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1)
+    g.add_argument(
+        "--candidates",
+        type=int_range(0, 100),
+        default=0,
+        help="per kept position, also keep its roll's runner-up plays ranked 2 to N+1 at 0-ply",
+    )
     f = p.add_argument_group("fit")
     f.add_argument("--out", type=Path, default=None, help="the candidate weights file (not in weights/)")
     f.add_argument("--start", type=existing_file, default=None, help="weights to start from (default shipped)")
@@ -85,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
             plies=args.plies,
             exploration=args.exploration,
             seed=args.seed,
+            candidates=args.candidates,
         )
         result = generate(gen, progress=True).to_json()
         text = (

@@ -79,6 +79,8 @@ class GenerateConfig:
     plies: int = 1  # lookahead depth of the labels
     exploration: float = 0.0  # chance of a random legal move instead of the greedy one
     seed: int = 1
+    # per kept position, also keep this many runner-up plays of its roll (the positions a move choice compares)
+    candidates: int = 0
 
     def identity(self, weights_digest: str) -> dict[str, Any]:
         """The settings that define the data (the manifest's record): all but the folder and the target size."""
@@ -126,14 +128,17 @@ def play_positions(
     keep: tuple[float, float],
     exploration: float,
     rng: np.random.Generator,
+    candidates: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``games`` 0-ply self-play games (``parallel`` at a time); the kept positions and their game numbers.
 
     Every position a side is about to roll in is kept with chance ``keep[0]`` in contact (the
     opening position included), ``keep[1]`` otherwise; positions are from the side on roll's view.
-    Games in flight when the target is reached play on to their end, so late positions are not
-    under-represented. Raises JumpgammonError when a game passes ``MAX_PLIES`` moves (a net that
-    cannot finish).
+    With ``candidates`` > 0, each kept position also contributes the children ranked 2nd to
+    ``candidates + 1``-th at 0-ply for its roll (the opponent on roll), the plays a move choice
+    weighs against the one played. Games in flight when the target is reached play on to their
+    end, so late positions are not under-represented. Raises JumpgammonError when a game passes
+    ``MAX_PLIES`` moves (a net that cannot finish).
     """
     initial = Position.initial().array
     n = min(parallel, games)
@@ -158,7 +163,13 @@ def play_positions(
                 break
             dice[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
         kids, offsets = children_batch(boards, dice)
-        pick = segment_argmax(-cubeless_equity(ev.evaluate_boards(kids)), offsets)
+        mover_equity = -cubeless_equity(ev.evaluate_boards(kids))
+        pick = segment_argmax(mover_equity, offsets)
+        if candidates:
+            runners = runner_up_children(mover_equity, offsets, candidates)
+            runners = runners[take[np.repeat(np.arange(len(boards)), np.diff(offsets))[runners]]]
+            kept_boards.append(kids[runners])
+            kept_games.append(game_of[np.searchsorted(offsets, runners, side="right") - 1])
         if exploration > 0:
             explore = rng.random(len(boards)) < exploration
             random_pick = offsets[:-1] + (rng.random(len(boards)) * np.diff(offsets)).astype(np.int64)
@@ -181,11 +192,19 @@ def play_positions(
     return np.concatenate(kept_boards), np.concatenate(kept_games)
 
 
+def runner_up_children(equity: np.ndarray, offsets: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the children ranked 2nd to ``count + 1``-th by ``equity`` within each segment, sorted."""
+    seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    order = np.lexsort((-equity, seg))  # segments in order, best first inside each
+    rank = np.arange(len(order)) - offsets[seg[order]]
+    return np.sort(order[(rank >= 1) & (rank <= count)])
+
+
 def make_shard(ev: Evaluator, cfg: GenerateConfig, index: int, progress: bool = False) -> Shard:
     """Shard ``index`` of the data set ``cfg`` describes: a function of ``(cfg.seed, index)`` and the net only."""
     rng = np.random.default_rng([cfg.seed, index])
     boards, games = play_positions(
-        ev, cfg.shard_games, cfg.parallel_games, (cfg.keep, cfg.keep_race), cfg.exploration, rng
+        ev, cfg.shard_games, cfg.parallel_games, (cfg.keep, cfg.keep_race), cfg.exploration, rng, cfg.candidates
     )
     ph = phases(boards)
     net_phase = np.isin(ph, list(NET_OF_PHASE))
@@ -235,6 +254,9 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> GenerateResult:
     manifest = cfg.data / MANIFEST
     if manifest.is_file():
         saved = json.loads(manifest.read_text())
+        defaults = GenerateConfig(data=cfg.data, shards=1).identity(identity["weights_sha256"])
+        for key in identity.keys() - saved.keys():  # a setting added after the folder was made had its default
+            saved[key] = defaults[key]
         if saved != identity:
             diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
             raise JumpgammonError(f"{cfg.data}: the data there were made with other settings ({', '.join(diff)})")

@@ -22,6 +22,7 @@ from nets.mlp import FrozenNet, NetConfig
 from training.checkpoint import promote
 from training.supervised import (
     GAME_ID_STRIDE,
+    MANIFEST,
     TRAINER,
     FitConfig,
     GenerateConfig,
@@ -33,6 +34,7 @@ from training.supervised import (
     load_phase_data,
     make_shard,
     play_positions,
+    runner_up_children,
     shard_paths,
     widened_tensors,
 )
@@ -75,6 +77,32 @@ def test_self_play_is_a_function_of_its_generator(shipped: Evaluator) -> None:
     assert other[0].shape != runs[0][0].shape or not np.array_equal(other[0], runs[0][0])
 
 
+@pytest.mark.parametrize(
+    ("equity", "offsets", "count", "expected"),
+    [
+        ([0.1, 0.5, 0.3, 0.2], [0, 4], 1, [2]),
+        ([0.1, 0.5, 0.3, 0.2], [0, 4], 2, [2, 3]),
+        ([0.1, 0.5, 0.3, 0.2], [0, 4], 9, [0, 2, 3]),
+        ([0.4, 0.9, -0.2, 0.0], [0, 1, 4], 1, [3]),  # a lone play has no runner-up
+        ([0.4, 0.9, -0.2, 0.0], [0, 2, 4], 1, [0, 2]),
+    ],
+)
+def test_runner_up_children_follow_the_ranking_within_each_roll(
+    equity: list[float], offsets: list[int], count: int, expected: list[int]
+) -> None:
+    got = runner_up_children(np.array(equity), np.array(offsets), count)
+    assert got.tolist() == expected
+
+
+def test_runner_up_plays_come_on_top_of_the_same_games(shipped: Evaluator) -> None:
+    plain = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(9))
+    boards, games = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(9), candidates=3)
+    assert len(plain[0]) < len(boards) <= 4 * len(plain[0])
+    rows = {tuple(b) for b in boards.tolist()}
+    assert all(tuple(b) in rows for b in plain[0].tolist())  # the played positions are unchanged
+    assert set(games.tolist()) == set(plain[1].tolist())
+
+
 def test_a_net_that_cannot_finish_a_game_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("training.supervised.MAX_PLIES", 4)  # no game ends within 4 moves
     with pytest.raises(JumpgammonError, match="cannot finish"):
@@ -108,6 +136,17 @@ def test_generate_resumes_and_grows_with_identical_shards(tmp_path: Path, data: 
     assert again.positions["contact"] + again.positions["race"] == sum(
         len(Shard.read(p).boards) for p in shard_paths(fresh)
     )
+
+
+def test_a_folder_from_before_a_setting_existed_reads_as_its_default(tmp_path: Path, data: Path) -> None:
+    folder = tmp_path / "old"
+    folder.mkdir()
+    manifest = json.loads((data / MANIFEST).read_text())
+    del manifest["candidates"]
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    assert generate(GenerateConfig(data=folder, shards=1, **TINY), progress=False).made == 1  # type: ignore[arg-type]
+    with pytest.raises(JumpgammonError, match="candidates"):
+        generate(GenerateConfig(data=folder, shards=1, candidates=2, **TINY), progress=False)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("field", "value"), [("seed", 2), ("plies", 1), ("keep", 0.5), ("shard_games", 4)])
