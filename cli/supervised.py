@@ -50,6 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--exploration", type=float_range(0, 1), default=0.0, help="chance of a random move")
     g.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1)
     g.add_argument(
+        "--decisions",
+        type=float_range(0, 1),
+        default=0.0,
+        help="chance per position of keeping its roll's close plays (up to 8 within 0.16) as a decision group",
+    )
+    g.add_argument(
         "--candidates",
         type=int_range(0, 100),
         default=0,
@@ -66,6 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--batch", type=int_range(1, 1 << 20), default=128, help="positions per gradient step")
     f.add_argument("--epochs", type=int_range(1, 10_000), default=40, help="most epochs")
     f.add_argument("--patience", type=int_range(1, 1000), default=3, help="epochs without progress before stopping")
+    f.add_argument(
+        "--ranking",
+        type=float_range(0, 1000),
+        default=0.0,
+        help="weight of the ranking loss on decision groups (equity differences between a roll's plays)",
+    )
     f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
     f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
     p.set_defaults(func=run)
@@ -92,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             exploration=args.exploration,
             seed=args.seed,
             candidates=args.candidates,
+            decisions=args.decisions,
         )
         result = generate(gen, progress=True).to_json()
         text = (
@@ -114,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             max_epochs=args.epochs,
             patience=args.patience,
             validation=args.validation,
+            ranking=args.ranking,
             seed=args.seed,
             threads=args.threads,
         )

@@ -40,7 +40,7 @@ from engine.errors import JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
-from nets.lookahead import evaluate_plies, segment_argmax
+from nets.lookahead import evaluate_plies, filtered_candidates, segment_argmax
 from nets.mlp import OUTPUTS, NetConfig, cubeless_equity, layer_shapes
 from nets.model import PhaseNet, torch_net
 from nets.weights import remove_stale_temporaries, write_atomic
@@ -81,6 +81,9 @@ class GenerateConfig:
     seed: int = 1
     # per kept position, also keep this many runner-up plays of its roll (the positions a move choice compares)
     candidates: int = 0
+    # chance per position met of keeping its roll's close plays as a decision group (gnubg's Normal filter:
+    # up to 8 within 0.16 at 0-ply), which the fit's ranking term compares among themselves
+    decisions: float = 0.0
 
     def identity(self, weights_digest: str) -> dict[str, Any]:
         """The settings that define the data (the manifest's record): all but the folder and the target size."""
@@ -100,11 +103,19 @@ class Shard:
     targets: np.ndarray  # float32 (n, 5): the labelling evaluator's probabilities for the side on roll
     games: np.ndarray  # int64 (n,): the game each position came from (validation splits by it)
     phases: np.ndarray  # int8 (n,): GamePhase values, CONTACT or RACE
+    decisions: np.ndarray | None = None  # int64 (n,): the decision group of each row, -1 for none
+
+    def group_ids(self) -> np.ndarray:
+        """The decision group of each row (-1: none); shards from before groups existed have none."""
+        return self.decisions if self.decisions is not None else np.full(len(self.boards), -1, np.int64)
 
     def to_bytes(self) -> bytes:
         """The shard as .npz bytes."""
         buffer = io.BytesIO()
-        np.savez(buffer, boards=self.boards, targets=self.targets, games=self.games, phases=self.phases)
+        arrays = {"boards": self.boards, "targets": self.targets, "games": self.games, "phases": self.phases}
+        if self.decisions is not None:
+            arrays["decisions"] = self.decisions
+        np.savez(buffer, **arrays)  # type: ignore[arg-type]
         return buffer.getvalue()
 
     @classmethod
@@ -112,7 +123,8 @@ class Shard:
         """Read a shard; raises JumpgammonError if the file is not one."""
         try:
             with np.load(path, allow_pickle=False) as z:
-                shard = cls(z["boards"], z["targets"], z["games"], z["phases"])
+                decisions = z["decisions"] if "decisions" in z.files else None
+                shard = cls(z["boards"], z["targets"], z["games"], z["phases"], decisions)
         except (OSError, KeyError, ValueError) as exc:
             raise JumpgammonError(f"{path}: not a data shard ({exc})") from None
         n = len(shard.boards)
@@ -129,14 +141,18 @@ def play_positions(
     exploration: float,
     rng: np.random.Generator,
     candidates: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Play ``games`` 0-ply self-play games (``parallel`` at a time); the kept positions and their game numbers.
+    decisions: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play ``games`` 0-ply self-play games (``parallel`` at a time); kept positions, their games and groups.
 
     Every position a side is about to roll in is kept with chance ``keep[0]`` in contact (the
     opening position included), ``keep[1]`` otherwise; positions are from the side on roll's view.
     With ``candidates`` > 0, each kept position also contributes the children ranked 2nd to
     ``candidates + 1``-th at 0-ply for its roll (the opponent on roll), the plays a move choice
-    weighs against the one played. Games in flight when the target is reached play on to their
+    weighs against the one played. With ``decisions`` > 0, each position's roll is, with that
+    chance, kept as a decision group: the children gnubg's Normal filter keeps at 0-ply (up to 8
+    within 0.16 of the best), numbered by group in the third array (-1 for rows of no group).
+    Games in flight when the target is reached play on to their
     end, so late positions are not under-represented. Raises JumpgammonError when a game passes
     ``MAX_PLIES`` moves (a net that cannot finish).
     """
@@ -149,6 +165,8 @@ def play_positions(
     started = n
     kept_boards: list[np.ndarray] = []
     kept_games: list[np.ndarray] = []
+    kept_groups: list[np.ndarray] = []
+    groups_made = 0
     while len(boards):
         if ply.max() >= MAX_PLIES:
             raise JumpgammonError(f"a self-play game passed {MAX_PLIES} moves: the net cannot finish a game")
@@ -156,6 +174,7 @@ def play_positions(
         take = rng.random(len(boards)) < chance
         kept_boards.append(boards[take])
         kept_games.append(game_of[take])
+        kept_groups.append(np.full(int(take.sum()), -1, np.int64))
         dice = rng.integers(1, 7, size=(len(boards), 2))
         while True:  # the opening roll is never a double
             same = first & (dice[:, 0] == dice[:, 1])
@@ -170,6 +189,19 @@ def play_positions(
             runners = runners[take[np.repeat(np.arange(len(boards)), np.diff(offsets))[runners]]]
             kept_boards.append(kids[runners])
             kept_games.append(game_of[np.searchsorted(offsets, runners, side="right") - 1])
+            kept_groups.append(np.full(len(runners), -1, np.int64))
+        if decisions > 0:
+            grouped = rng.random(len(boards)) < decisions
+            close = filtered_candidates(mover_equity, offsets)
+            owner = np.searchsorted(offsets, close, side="right") - 1
+            sizes = np.bincount(owner, minlength=len(boards))
+            close = close[grouped[owner] & (sizes[owner] >= 2)]
+            owner = np.searchsorted(offsets, close, side="right") - 1
+            _, number = np.unique(owner, return_inverse=True)
+            kept_boards.append(kids[close])
+            kept_games.append(game_of[owner])
+            kept_groups.append(groups_made + number.astype(np.int64))
+            groups_made += int(number.max()) + 1 if len(number) else 0
         if exploration > 0:
             explore = rng.random(len(boards)) < exploration
             random_pick = offsets[:-1] + (rng.random(len(boards)) * np.diff(offsets)).astype(np.int64)
@@ -189,7 +221,7 @@ def play_positions(
             alive = np.ones(len(boards), bool)
             alive[restart[len(fresh) :]] = False
             boards, game_of, first, ply = boards[alive], game_of[alive], first[alive], ply[alive]
-    return np.concatenate(kept_boards), np.concatenate(kept_games)
+    return np.concatenate(kept_boards), np.concatenate(kept_games), np.concatenate(kept_groups)
 
 
 def runner_up_children(equity: np.ndarray, offsets: np.ndarray, count: int) -> np.ndarray:
@@ -203,12 +235,19 @@ def runner_up_children(equity: np.ndarray, offsets: np.ndarray, count: int) -> n
 def make_shard(ev: Evaluator, cfg: GenerateConfig, index: int, progress: bool = False) -> Shard:
     """Shard ``index`` of the data set ``cfg`` describes: a function of ``(cfg.seed, index)`` and the net only."""
     rng = np.random.default_rng([cfg.seed, index])
-    boards, games = play_positions(
-        ev, cfg.shard_games, cfg.parallel_games, (cfg.keep, cfg.keep_race), cfg.exploration, rng, cfg.candidates
+    boards, games, groups = play_positions(
+        ev,
+        cfg.shard_games,
+        cfg.parallel_games,
+        (cfg.keep, cfg.keep_race),
+        cfg.exploration,
+        rng,
+        cfg.candidates,
+        cfg.decisions,
     )
     ph = phases(boards)
     net_phase = np.isin(ph, list(NET_OF_PHASE))
-    boards, games, ph = boards[net_phase], games[net_phase], ph[net_phase]
+    boards, games, ph, groups = boards[net_phase], games[net_phase], ph[net_phase], groups[net_phase]
     targets = np.empty((len(boards), 5), np.float32)
     bar = tqdm(total=len(boards), disable=not progress, unit="pos", leave=False, desc=f"shard {index} labels")
     for lo in range(0, len(boards), LABEL_CHUNK):
@@ -216,7 +255,8 @@ def make_shard(ev: Evaluator, cfg: GenerateConfig, index: int, progress: bool = 
         targets[lo : lo + len(chunk)] = evaluate_plies(ev, chunk, cfg.plies)
         bar.update(len(chunk))
     bar.close()
-    return Shard(boards, targets, games + index * GAME_ID_STRIDE, ph.astype(np.int8))
+    decision_ids = np.where(groups >= 0, groups + index * GAME_ID_STRIDE, -1) if cfg.decisions > 0 else None
+    return Shard(boards, targets, games + index * GAME_ID_STRIDE, ph.astype(np.int8), decision_ids)
 
 
 @dataclass
@@ -317,6 +357,7 @@ class FitConfig:
     max_epochs: int = 40
     patience: int = 3  # epochs without a better validation loss before stopping
     validation: float = 0.1  # share of the games held out
+    ranking: float = 0.0  # weight of the decision groups' ranking loss (0: values only)
     seed: int = 1
     threads: int = 1
 
@@ -334,6 +375,7 @@ class FitConfig:
             "max_epochs": self.max_epochs,
             "patience": self.patience,
             "validation": self.validation,
+            "ranking": self.ranking,
             "seed": self.seed,
             "threads": self.threads,
         }
@@ -371,19 +413,45 @@ def widened_tensors(
 
 @dataclass
 class PhaseData:
-    """One net's training and validation arrays (encoded inputs, targets)."""
+    """One net's training and validation arrays: encoded inputs, targets and decision groups.
+
+    A group matrix holds, per decision, the row indices of its plays (padded with -1 to
+    ``GROUP_WIDTH``); only groups with two or more plays in this net's phase are kept.
+    """
 
     x_train: np.ndarray
     y_train: np.ndarray
     x_val: np.ndarray
     y_val: np.ndarray
+    groups_train: np.ndarray = field(default_factory=lambda: np.zeros((0, GROUP_WIDTH), np.int64))
+    groups_val: np.ndarray = field(default_factory=lambda: np.zeros((0, GROUP_WIDTH), np.int64))
+
+
+GROUP_WIDTH = 8  # the most plays gnubg's Normal filter keeps
+
+
+def group_matrix(group_ids: np.ndarray) -> np.ndarray:
+    """Rows of each decision group (ids >= 0) as an (n_groups, GROUP_WIDTH) matrix padded with -1; singles dropped."""
+    rows = np.flatnonzero(group_ids >= 0)
+    if len(rows) == 0:
+        return np.zeros((0, GROUP_WIDTH), np.int64)
+    ids = group_ids[rows]
+    order = np.argsort(ids, kind="stable")
+    rows, ids = rows[order], ids[order]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    sizes = np.diff(np.r_[starts, len(ids)])
+    slot = np.arange(len(ids)) - np.repeat(starts, sizes)
+    out = np.full((len(starts), GROUP_WIDTH), -1, np.int64)
+    keep = slot < GROUP_WIDTH
+    out[np.repeat(np.arange(len(starts)), sizes)[keep], slot[keep]] = rows[keep]
+    return out[sizes >= 2]
 
 
 def load_phase_data(
     folders: tuple[Path, ...], validation: float, seed: int
 ) -> tuple[dict[str, PhaseData], dict[str, Any]]:
     """Every shard of ``folders`` split by game into training and validation data per net, and their provenance."""
-    boards, targets, games, ph = [], [], [], []
+    boards, targets, games, ph, groups = [], [], [], [], []
     provenance: list[dict[str, Any]] = []
     for folder_index, folder in enumerate(folders):
         paths = shard_paths(folder)
@@ -403,16 +471,31 @@ def load_phase_data(
             targets.append(s.targets)
             games.append(s.games + folder_index * (1 << 56))  # folders never share a game
             ph.append(s.phases)
+            ids = s.group_ids()
+            groups.append(np.where(ids >= 0, ids + folder_index * (1 << 56), -1))
     all_boards, all_targets = np.concatenate(boards), np.concatenate(targets)
     all_games, all_phases = np.concatenate(games), np.concatenate(ph)
+    all_groups = np.concatenate(groups)
     is_val = held_out(all_games, validation, seed)
     out = {}
     counts = {}
     for phase, name in NET_OF_PHASE.items():
         mask = all_phases == phase
         tr, va = mask & ~is_val, mask & is_val
-        out[name] = PhaseData(encode(all_boards[tr]), all_targets[tr], encode(all_boards[va]), all_targets[va])
-        counts[name] = {"train": int(tr.sum()), "validation": int(va.sum())}
+        out[name] = PhaseData(
+            encode(all_boards[tr]),
+            all_targets[tr],
+            encode(all_boards[va]),
+            all_targets[va],
+            group_matrix(all_groups[tr]),
+            group_matrix(all_groups[va]),
+        )
+        counts[name] = {
+            "train": int(tr.sum()),
+            "validation": int(va.sum()),
+            "groups_train": len(out[name].groups_train),
+            "groups_validation": len(out[name].groups_val),
+        }
     held_games = len(np.unique(all_games[is_val]))
     return out, {
         "folders": provenance,
@@ -435,49 +518,101 @@ def _batches(n: int, size: int, rng: np.random.Generator) -> Iterator[np.ndarray
         yield order[lo : lo + size]
 
 
-def _mean_loss(net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray) -> float:
-    """Mean per-position loss of ``net`` over ``(x, y)`` (0 for no rows)."""
-    if len(x) == 0:
-        return 0.0
+def equity_of(probabilities: torch.Tensor) -> torch.Tensor:
+    """Cubeless equity (n,) of (n, 5) probabilities, for their side on roll (torch, differentiable)."""
+    p = probabilities
+    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+
+
+def ranking_loss(net: PhaseNet, x: torch.Tensor, y: torch.Tensor, groups: torch.Tensor) -> torch.Tensor:
+    """Per-group (n_groups,) squared error of the plays' equities relative to their group's mean.
+
+    Each play's error is its predicted equity minus its target's; the group's mean error is taken
+    out, so only the differences between the plays of one decision count: what move choice uses.
+    """
+    valid = groups >= 0
+    rows = groups.clamp(min=0)
+    flat = rows.reshape(-1)
+    error = (equity_of(net(x[flat])) - equity_of(y[flat])).reshape(groups.shape)
+    weight = valid.to(error.dtype)
+    mean = (error * weight).sum(dim=1, keepdim=True) / weight.sum(dim=1, keepdim=True)
+    return (((error - mean) ** 2) * weight).sum(dim=1)
+
+
+def _mean_losses(net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[float, float]:
+    """Mean per-position loss and mean per-group ranking loss of ``net`` (0 where there are none)."""
     total = 0.0
+    ranked = 0.0
     with torch.inference_mode():
         for lo in range(0, len(x), 8192):
             pred = net(torch.from_numpy(x[lo : lo + 8192]))
             total += float(loss(pred, torch.from_numpy(y[lo : lo + 8192])).sum())
-    return total / len(x)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        for lo in range(0, len(groups), 2048):
+            ranked += float(ranking_loss(net, tx, ty, torch.from_numpy(groups[lo : lo + 2048])).sum())
+    return total / max(len(x), 1), ranked / max(len(groups), 1)
 
 
 def fit_net(
     net: PhaseNet, data: PhaseData, cfg: FitConfig, name: str, progress: bool
 ) -> tuple[PhaseNet, list[dict[str, float]]]:
-    """Fit ``net`` to ``data`` with early stopping; the best net by validation loss and the per-epoch record."""
+    """Fit ``net`` to ``data`` with early stopping; the best net by validation loss and the per-epoch record.
+
+    The loss is the per-position loss plus ``cfg.ranking`` times the per-group ranking loss; each
+    step takes ``cfg.batch_size`` positions and a quarter as many decision groups.
+    """
     rng = np.random.default_rng([cfg.seed, PHASE_NETS.index(name)])
     torch.manual_seed(cfg.seed)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
-    best = _mean_loss(net, cfg.loss, data.x_val, data.y_val)
-    history = [{"epoch": 0, "train": _mean_loss(net, cfg.loss, data.x_train, data.y_train), "validation": best}]
+    use_groups = cfg.ranking > 0 and len(data.groups_train) > 0
+
+    def record(epoch: int) -> dict[str, float]:
+        train, train_rank = _mean_losses(net, cfg.loss, data.x_train, data.y_train, data.groups_train)
+        val, val_rank = _mean_losses(net, cfg.loss, data.x_val, data.y_val, data.groups_val)
+        return {
+            "epoch": epoch,
+            "train": train,
+            "validation": val + cfg.ranking * val_rank,
+            "validation_values": val,
+            "validation_ranking": val_rank,
+            "train_ranking": train_rank,
+        }
+
+    history = [record(0)]
+    best = history[0]["validation"]
     best_state = {k: v.clone() for k, v in net.state_dict().items()}
     stale = 0
     x_all, y_all = torch.from_numpy(data.x_train), torch.from_numpy(data.y_train)
+    group_batch = max(1, cfg.batch_size // 4)
     for epoch in range(1, cfg.max_epochs + 1):
         net.train()
-        total = 0.0
+        group_order = rng.permutation(len(data.groups_train)) if use_groups else np.zeros(0, np.int64)
+        group_at = 0
         bar = tqdm(total=len(x_all), disable=not progress, unit="pos", leave=False, desc=f"{name} epoch {epoch}")
         for idx in _batches(len(x_all), cfg.batch_size, rng):
             index = torch.from_numpy(idx)
-            per_row = cfg.loss(net(x_all[index]), y_all[index])
-            loss = per_row.mean()
+            loss = cfg.loss(net(x_all[index]), y_all[index]).mean()
+            if use_groups:
+                if group_at >= len(group_order):
+                    group_order, group_at = rng.permutation(len(data.groups_train)), 0
+                chosen = data.groups_train[group_order[group_at : group_at + group_batch]]
+                group_at += group_batch
+                loss = loss + cfg.ranking * ranking_loss(net, x_all, y_all, torch.from_numpy(chosen)).mean()
             optim.zero_grad()
             loss.backward()
             optim.step()
-            total += float(per_row.detach().sum())
             bar.update(len(idx))
         bar.close()
         net.eval()
-        val = _mean_loss(net, cfg.loss, data.x_val, data.y_val)
-        history.append({"epoch": epoch, "train": total / max(len(x_all), 1), "validation": val})
+        history.append(record(epoch))
+        val = history[-1]["validation"]
         if progress:
-            print(f"{name} epoch {epoch}: train {history[-1]['train']:.6f} validation {val:.6f}", file=sys.stderr)
+            h = history[-1]
+            print(
+                f"{name} epoch {epoch}: train {h['train']:.6f} validation {h['validation_values']:.6f} "
+                f"ranking {h['validation_ranking']:.6f}",
+                file=sys.stderr,
+            )
         if val < best:
             best, stale = val, 0
             best_state = {k: v.clone() for k, v in net.state_dict().items()}

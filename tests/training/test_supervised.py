@@ -18,22 +18,26 @@ from engine.position import GamePhase, Position, validate_board
 from nets.encoding import N_INPUTS
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import evaluate_plies
-from nets.mlp import FrozenNet, NetConfig
+from nets.mlp import FrozenNet, NetConfig, cubeless_equity
 from training.checkpoint import promote
 from training.supervised import (
     GAME_ID_STRIDE,
+    GROUP_WIDTH,
     MANIFEST,
     TRAINER,
     FitConfig,
     GenerateConfig,
     Loss,
     Shard,
+    equity_of,
     fit,
     generate,
+    group_matrix,
     held_out,
     load_phase_data,
     make_shard,
     play_positions,
+    ranking_loss,
     runner_up_children,
     shard_paths,
     widened_tensors,
@@ -60,7 +64,8 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_self_play_keeps_positions_of_every_game_and_starts_each_at_the_opening(
     shipped: Evaluator, games: int, parallel: int
 ) -> None:
-    boards, game_of = play_positions(shipped, games, parallel, (1.0, 1.0), 0.0, np.random.default_rng(7))
+    boards, game_of, groups = play_positions(shipped, games, parallel, (1.0, 1.0), 0.0, np.random.default_rng(7))
+    assert (groups == -1).all()
     assert sorted(set(game_of.tolist())) == list(range(games))
     opening = (boards == Position.initial().array).all(axis=1)
     assert sorted(game_of[opening].tolist()) == list(range(games))  # kept once per game, nothing else like it
@@ -73,6 +78,11 @@ def test_self_play_is_a_function_of_its_generator(shipped: Evaluator) -> None:
     runs = [play_positions(shipped, 3, 2, (0.5, 0.5), 0.1, np.random.default_rng(3)) for _ in range(2)]
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    grouped = [
+        play_positions(shipped, 3, 2, (0.5, 0.5), 0.1, np.random.default_rng(3), decisions=0.3) for _ in range(2)
+    ]
+    for a, b in zip(grouped[0], grouped[1], strict=True):
+        np.testing.assert_array_equal(a, b)
     other = play_positions(shipped, 3, 2, (0.5, 0.5), 0.1, np.random.default_rng(4))
     assert other[0].shape != runs[0][0].shape or not np.array_equal(other[0], runs[0][0])
 
@@ -96,11 +106,62 @@ def test_runner_up_children_follow_the_ranking_within_each_roll(
 
 def test_runner_up_plays_come_on_top_of_the_same_games(shipped: Evaluator) -> None:
     plain = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(9))
-    boards, games = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(9), candidates=3)
+    boards, games, _ = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(9), candidates=3)
     assert len(plain[0]) < len(boards) <= 4 * len(plain[0])
     rows = {tuple(b) for b in boards.tolist()}
     assert all(tuple(b) in rows for b in plain[0].tolist())  # the played positions are unchanged
     assert set(games.tolist()) == set(plain[1].tolist())
+
+
+def test_decision_groups_hold_the_close_plays_of_one_roll(shipped: Evaluator) -> None:
+    boards, games, groups = play_positions(shipped, 3, 3, (0.3, 0.3), 0.0, np.random.default_rng(5), decisions=0.5)
+    assert (groups == -1).any()  # the positions kept from the games themselves
+    ids = np.unique(groups[groups >= 0])
+    assert len(ids) > 0 and ids.tolist() == list(range(len(ids)))
+    for g in ids:
+        members = boards[groups == g]
+        assert 2 <= len(members) <= 8
+        assert len(set(games[groups == g].tolist())) == 1
+        assert len({m.tobytes() for m in members}) == len(members)  # distinct plays
+        equity = cubeless_equity(shipped.evaluate_boards(members))  # the opponent's view: the mover's best is lowest
+        assert equity.max() - equity.min() <= 0.16 + 1e-9
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected"),
+    [
+        ([-1, -1], []),
+        ([4, 4, -1, 7, 7, 7], [[0, 1], [3, 4, 5]]),
+        ([3, 5, 3, 9], [[0, 2]]),  # a group of one is dropped
+        ([2] * 10, [list(range(8))]),  # at most GROUP_WIDTH plays
+    ],
+)
+def test_group_matrix_lists_each_groups_rows(ids: list[int], expected: list[list[int]]) -> None:
+    got = group_matrix(np.array(ids, np.int64))
+    assert got.shape == (len(expected), GROUP_WIDTH)
+    for row, want in zip(got.tolist(), expected, strict=True):
+        assert row == want + [-1] * (GROUP_WIDTH - len(want))
+
+
+def test_ranking_loss_ignores_a_shift_shared_by_a_group() -> None:
+    import torch
+
+    from nets.model import PhaseNet
+
+    torch.manual_seed(0)
+    net = PhaseNet(NetConfig(N_INPUTS, (8,))).eval()
+    x = torch.rand(6, N_INPUTS)
+    with torch.no_grad():
+        y = net(x)
+    groups = torch.tensor([[0, 1, 2, -1], [3, 4, 5, -1]])
+    assert torch.allclose(ranking_loss(net, x, y, groups), torch.zeros(2), atol=1e-10)
+    shifted = y.clone()
+    shifted[:3, 0] += 0.05  # every play of group 0 gains the same equity
+    np.testing.assert_allclose(ranking_loss(net, x, shifted, groups).detach().numpy(), 0.0, atol=1e-10)
+    shifted[0, 0] += 0.05  # one play alone: the group's loss grows, the other's does not
+    loss = ranking_loss(net, x, shifted, groups).detach().numpy()
+    assert loss[0] > 1e-3 and loss[1] < 1e-10
+    np.testing.assert_allclose(equity_of(y).numpy(), cubeless_equity(y.double().numpy()), atol=1e-6)
 
 
 def test_a_net_that_cannot_finish_a_game_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,6 +291,18 @@ def test_fit_writes_a_promotable_candidate_with_its_provenance(tmp_path: Path, d
     assert out.stat().st_mtime_ns == stamp
     promoted = promote(out, tmp_path / "promoted.jgw")
     assert promoted.header["run"]["trainer"] == TRAINER
+
+
+def test_fit_with_a_ranking_term_reports_it(tmp_path: Path) -> None:
+    folder = tmp_path / "groups"
+    generate(GenerateConfig(data=folder, shards=1, decisions=0.3, **TINY), progress=False)  # type: ignore[arg-type]
+    split, provenance = load_phase_data((folder,), validation=0.3, seed=1)
+    assert provenance["positions"]["contact"]["groups_train"] == len(split["contact"].groups_train) > 0
+    out = tmp_path / "ranked.jgw"
+    result = fit(FitConfig(data=(folder,), out=out, max_epochs=2, ranking=1.0, validation=0.3), progress=False)
+    first = result.nets["contact"]["history"][0]
+    assert first["validation"] == pytest.approx(first["validation_values"] + first["validation_ranking"])
+    assert first["validation_ranking"] > 0
 
 
 def test_fit_of_the_race_net_alone_leaves_the_contact_net_as_it_was(tmp_path: Path, data: Path) -> None:
