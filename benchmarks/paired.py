@@ -2,7 +2,8 @@
 
 Two ``jumpgammon tournament ... --seed S --save FILE`` runs of the same length share the dice of each
 mirrored pair, so A's per-pair results are correlated and the SE of their difference is far below
-that of either figure alone. Usage: ``python -m benchmarks.paired BASE.jsonl CANDIDATE.jsonl``.
+that of either figure alone. Usage: ``python -m benchmarks.paired BASE.jsonl CANDIDATE.jsonl [BASE2
+CANDIDATE2 ...]``: further couples (other seeds) pool their pairs.
 """
 
 from __future__ import annotations
@@ -35,13 +36,25 @@ def pair_points(path: Path) -> tuple[dict[str, Any], np.ndarray]:
     return head, np.array([sum(totals[p]) / 2 for p in pairs])
 
 
-def compare(base: Path, candidate: Path) -> dict[str, Any]:
-    """Both tournaments' ppg and SE, and the candidate's paired gain (A's view) with its SE."""
-    head_a, a = pair_points(base)
-    head_b, b = pair_points(candidate)
-    if head_a.get("seed") != head_b.get("seed") or len(a) != len(b):
-        raise JumpgammonError("the two tournaments differ in seed or length: their pairs do not share dice")
-    out: dict[str, Any] = {"pairs": len(a), "seed": head_a.get("seed")}
+def compare(base: Path, candidate: Path, *more: Path) -> dict[str, Any]:
+    """Both players' ppg and SE, and the candidate's paired gain (A's view) with its SE.
+
+    ``more`` gives further (base, candidate) couples, each of one seed; their pairs are pooled.
+    """
+    if len(more) % 2:
+        raise JumpgammonError("give the tournaments as (base, candidate) couples")
+    files = [base, candidate, *more]
+    parts_a, parts_b, seeds = [], [], []
+    for base_file, candidate_file in zip(files[::2], files[1::2], strict=True):
+        head_a, part_a = pair_points(base_file)
+        head_b, part_b = pair_points(candidate_file)
+        if head_a.get("seed") != head_b.get("seed") or len(part_a) != len(part_b):
+            raise JumpgammonError("the two tournaments differ in seed or length: their pairs do not share dice")
+        parts_a.append(part_a)
+        parts_b.append(part_b)
+        seeds.append(head_a.get("seed"))
+    a, b = np.concatenate(parts_a), np.concatenate(parts_b)
+    out: dict[str, Any] = {"pairs": len(a), "seed": seeds[0] if len(seeds) == 1 else seeds}
     for key, head, points in (("base", head_a, a), ("candidate", head_b, b)):
         ppg, se, _ = pair_statistics(points)
         out[key] = {"player": head.get("player_a"), "opponent": head.get("player_b"), "ppg": ppg, "se": se}
@@ -51,6 +64,6 @@ def compare(base: Path, candidate: Path) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m benchmarks.paired BASE.jsonl CANDIDATE.jsonl")
-    print(json.dumps(compare(Path(sys.argv[1]), Path(sys.argv[2])), indent=1))
+    if len(sys.argv) < 3 or len(sys.argv) % 2 == 0:
+        sys.exit("usage: python -m benchmarks.paired BASE.jsonl CANDIDATE.jsonl [BASE2 CANDIDATE2 ...]")
+    print(json.dumps(compare(*(Path(a) for a in sys.argv[1:])), indent=1))

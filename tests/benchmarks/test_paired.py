@@ -50,3 +50,18 @@ def test_tournaments_that_do_not_share_dice_are_refused(tmp_path: Path, seed: in
 def test_a_pair_missing_a_game_is_refused(tmp_path: Path) -> None:
     with pytest.raises(JumpgammonError, match="pair"):
         pair_points(_save(tmp_path / "a.jsonl", 1, BASE[:-1]))
+
+
+def test_couples_of_other_seeds_pool_their_pairs(tmp_path: Path) -> None:
+    one = compare(_save(tmp_path / "a.jsonl", 1, BASE), _save(tmp_path / "b.jsonl", 1, CAND))
+    both = compare(
+        _save(tmp_path / "a.jsonl", 1, BASE),
+        _save(tmp_path / "b.jsonl", 1, CAND),
+        _save(tmp_path / "c.jsonl", 2, CAND),
+        _save(tmp_path / "d.jsonl", 2, BASE),
+    )
+    assert both["pairs"] == 6 and both["seed"] == [1, 2]
+    assert both["difference"]["ppg"] == pytest.approx(0.0)  # the second couple's loss undoes the first's gain
+    assert one["difference"]["ppg"] == pytest.approx(0.5 / 3)
+    with pytest.raises(JumpgammonError, match="couples"):
+        compare(tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl")
