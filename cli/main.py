@@ -23,6 +23,7 @@ COMMANDS: tuple[str, ...] = (
     "met",
     "bench",
     "train",
+    "supervised",
     "weights",
     "tournament",
     "rollout",

@@ -35,6 +35,8 @@ def describe(path: Path) -> dict[str, Any]:
         "nets": header.get("nets"),
         "games": run.get("state", {}).get("games"),
         "trainer": run.get("trainer"),
+        # a supervised fit's positions per net (training, validation); None for a self-play run
+        "positions": run.get("data", {}).get("positions") if isinstance(run.get("data"), dict) else None,
         "run_state_saved": any(k.startswith(TRAINING_PREFIX) for k in tensors),
     }
 
@@ -48,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info))
     elif args.action == "promote":
-        print(f"{args.file} ({info['games'] or 0:,} games) is now {args.to}")
+        made = f"{info['games'] or 0:,} games" if info["positions"] is None else f"{info['trainer']} fit"
+        print(f"{args.file} ({made}) is now {args.to}")
     else:
         for key, value in info.items():
             print(f"{key:16s} {value}")

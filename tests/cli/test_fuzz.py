@@ -813,6 +813,8 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--log": st.sampled_from(["run.log", "logs/run.log", ".", ""]),
     "--plot": st.sampled_from(["p.png", "p.svg", "p.xyz", "no/dir/p.png", ".", ""]),
     "--to": st.sampled_from(["promoted.jgw", "."]),
+    "--loss": st.sampled_from(["mse", "xent", "l1", ""]),
+    "--data": st.sampled_from(["data", "sub/data", ".", "", "tiny.jgw"]),
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
     "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
@@ -820,7 +822,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--met": st.sampled_from(["Kazaross-XG2", "woolsey", "Rockwell-Kazaross", "XG2", "x.xml", "tiny.jgw", "", "."]),
     "--keith": st.sampled_from(["0.276,0.011", "0.2,0", "0,0", "0.3,0.4", "1,0", "0.2", "0.2,", "nan,0", "0.2,0.1,0"]),
 }
-WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint"}
+WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
 # refused. --ray starts or joins a Ray cluster; a --cubeful tournament takes seconds a game.
 PARSE_ONLY = {"--ray", "--cubeful"}
@@ -832,6 +834,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "cube": [("--grid", "0"), ("--x", "2")],
     "bench": [("--repeats", "0"), ("--games", "0")],
     "train": [("--games", "0"), ("--parallel", "0")],
+    "supervised": [("--shards", "0"), ("--plies", "9")],
     "tournament": [("--games", "3"), ("--workers", "0")],
     "met": [("--length", "0"), ("--keith", "x")],
     "rollout": [("--trials", "0"), ("--plies", "9")],
@@ -939,6 +942,12 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
         lambda leading: leading[0] in ("gnubg", "cube-bearoff"),
     ),
     "train": CommandSpec(lambda draw: [], _train_caps),
+    # One game labelled at 0-ply by the shipped net (an untrained one may never finish); fit finds no shards.
+    "supervised": CommandSpec(
+        lambda draw: [draw(st.sampled_from(["generate", "fit", "x"])), "--data", draw(GOOD_VALUES["--data"])],
+        lambda draw: ["--shards", "1", "--shard-games", "1", "--parallel", "1", "--plies", "0", "--keep", "0.2"]
+        + ["--weights", str(DEFAULT_WEIGHTS), "--epochs", "1", "--threads", "1"],
+    ),
     "weights": CommandSpec(
         lambda draw: [draw(st.sampled_from(["info", "info", "promote", "show"])), draw(st.sampled_from(WEIGHT_FILES))],
         lambda draw: ["--to", "promoted.jgw"],
@@ -1010,6 +1019,7 @@ test_hint_options = fuzz_options_of("hint", 40)
 test_cube_options = fuzz_options_of("cube", 60)
 test_bench_options = fuzz_options_of("bench", 15)
 test_train_options = fuzz_options_of("train", 12)
+test_supervised_options = fuzz_options_of("supervised", 10)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
 test_met_options = fuzz_options_of("met", 40)
@@ -1028,6 +1038,7 @@ LEADING: dict[str, list[str]] = {
     "cube": ["--W", "1.5", "--L", "1.2"],
     "bench": ["movegen"],
     "train": ["--out", "run.jgw"],
+    "supervised": ["generate", "--data", "data"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
     "met": [],
     "rollout": [START],

@@ -1,0 +1,141 @@
+"""``jumpgammon supervised generate|fit``: refine the nets on their own lookahead values (see training.supervised)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cli.common import add_json_argument, existing_file, float_range, int_range
+from cli.train import hidden_widths
+from nets.evaluator import PHASE_NETS
+
+
+def _nets(text: str) -> tuple[str, ...]:
+    names = tuple(n for n in text.split(",") if n)
+    if not names or any(n not in PHASE_NETS for n in names):
+        raise argparse.ArgumentTypeError(f"expected phase nets from {','.join(PHASE_NETS)}, got {text!r}")
+    return names
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``supervised`` subcommand."""
+    p = sub.add_parser(
+        "supervised",
+        help="refine the nets on their own lookahead values (self-play data, then a supervised fit)",
+        description=(
+            "generate: 0-ply self-play with --weights, a share of the positions labelled by the same net's "
+            "--plies lookahead, written as seeded shards into --data (rerun to resume or to grow to --shards). "
+            "fit: start from --start, fit the contact and race nets to the targets of --data (validation split "
+            "by game, early stopping) and write the candidate weights file --out."
+        ),
+    )
+    p.add_argument("action", choices=["generate", "fit"])
+    p.add_argument("--data", type=Path, action="append", required=True, help="data folder (fit: repeat to pool)")
+    add_json_argument(p)
+    g = p.add_argument_group("generate")
+    g.add_argument("--shards", type=int_range(1, 100_000), default=1, help="the data set's size in shards, in total")
+    g.add_argument(
+        "--weights", type=existing_file, default=None, help="the net that plays and labels (default shipped)"
+    )
+    g.add_argument("--shard-games", type=int_range(1, 1_000_000), default=1_000, help="self-play games per shard")
+    g.add_argument("--parallel", type=int_range(1, 1 << 16), default=250, help="games in lockstep")
+    g.add_argument(
+        "--keep", type=float_range(0, 1, low_open=True), default=0.25, help="share of contact positions kept"
+    )
+    g.add_argument(
+        "--keep-race", type=float_range(0, 1, low_open=True), default=0.5, help="share of race positions kept"
+    )
+    g.add_argument("--plies", type=int_range(0, 2), default=1, help="lookahead of the labels")
+    g.add_argument("--exploration", type=float_range(0, 1), default=0.0, help="chance of a random move")
+    g.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1)
+    g.add_argument(
+        "--decisions",
+        type=float_range(0, 1),
+        default=0.0,
+        help="chance per position of keeping its roll's close plays (up to 8 within 0.16) as a decision group",
+    )
+    g.add_argument(
+        "--candidates",
+        type=int_range(0, 100),
+        default=0,
+        help="per kept position, also keep its roll's runner-up plays ranked 2 to N+1 at 0-ply",
+    )
+    f = p.add_argument_group("fit")
+    f.add_argument("--out", type=Path, default=None, help="the candidate weights file (not in weights/)")
+    f.add_argument("--start", type=existing_file, default=None, help="weights to start from (default shipped)")
+    f.add_argument("--widen-contact", type=hidden_widths, default=None, help="grow the contact net to these widths")
+    f.add_argument("--widen-race", type=hidden_widths, default=None, help="grow the race net to these widths")
+    f.add_argument("--nets", type=_nets, default=PHASE_NETS, help="nets to train (default contact,race)")
+    f.add_argument("--loss", choices=["mse", "xent"], default="mse")
+    f.add_argument("--lr", type=float_range(0, 1, low_open=True), default=1e-4, help="Adam learning rate")
+    f.add_argument("--batch", type=int_range(1, 1 << 20), default=128, help="positions per gradient step")
+    f.add_argument("--epochs", type=int_range(1, 10_000), default=40, help="most epochs")
+    f.add_argument("--patience", type=int_range(1, 1000), default=3, help="epochs without progress before stopping")
+    f.add_argument(
+        "--ranking",
+        type=float_range(0, 1000),
+        default=0.0,
+        help="weight of the ranking loss on decision groups (equity differences between a roll's plays)",
+    )
+    f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
+    f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Generate data or fit a candidate and report it; returns 0."""
+    # Imported here so that torch loads only for this command.
+    from engine.errors import JumpgammonError
+    from training.supervised import FitConfig, GenerateConfig, Loss, fit, generate
+
+    if args.action == "generate":
+        if len(args.data) != 1:
+            raise JumpgammonError("generate writes one --data folder")
+        gen = GenerateConfig(
+            data=args.data[0],
+            shards=args.shards,
+            weights=args.weights,
+            shard_games=args.shard_games,
+            parallel_games=args.parallel,
+            keep=args.keep,
+            keep_race=args.keep_race,
+            plies=args.plies,
+            exploration=args.exploration,
+            seed=args.seed,
+            candidates=args.candidates,
+            decisions=args.decisions,
+        )
+        result = generate(gen, progress=True).to_json()
+        text = (
+            f"{gen.data}: {result['shards']} shards, {result['positions']['contact']:,} contact and "
+            f"{result['positions']['race']:,} race positions ({result['made']} shards made in {result['seconds']} s)"
+        )
+    else:
+        if args.out is None:
+            raise JumpgammonError("fit needs --out, the candidate weights file")
+        widen = {name: w for name, w in (("contact", args.widen_contact), ("race", args.widen_race)) if w is not None}
+        cfg = FitConfig(
+            data=tuple(args.data),
+            out=args.out,
+            start=args.start,
+            widen=widen,
+            nets=args.nets,
+            loss=Loss(args.loss),
+            learning_rate=args.lr,
+            batch_size=args.batch,
+            max_epochs=args.epochs,
+            patience=args.patience,
+            validation=args.validation,
+            ranking=args.ranking,
+            seed=args.seed,
+            threads=args.threads,
+        )
+        result = fit(cfg, progress=True).to_json()
+        text = f"{cfg.out}: " + "; ".join(
+            f"{name} validation loss {r['validation_before']:.6f} -> {r['validation_best']:.6f} "
+            f"(epoch {r['best_epoch']})"
+            for name, r in result["nets"].items()
+        )
+    print(json.dumps(result) if args.json else text)
+    return 0
