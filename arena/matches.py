@@ -265,15 +265,26 @@ def _match_side(blocks: list[MatchBlockResult], a_side: bool) -> MatchSideStats:
 
 
 def summarise_matches(
-    names: tuple[str, str], match_length: int, met: str, seed: int, blocks: list[MatchBlockResult], seconds: float
+    names: tuple[str, str],
+    match_length: int,
+    met: str,
+    seed: int,
+    blocks: list[MatchBlockResult],
+    seconds: float,
+    fresh: set[int] | None = None,
 ) -> MatchTournamentResult:
-    """The result of the finished match blocks (in pair order) from A's view."""
+    """The result of the finished match blocks (in pair order) from A's view.
+
+    ``fresh`` holds the first pairs of the blocks played in ``seconds`` (default all), so the
+    rates are those of this run, not counting blocks a resumed run read from its ledger.
+    """
     wins = pair_match_wins(blocks)
     mwc, se, ci95 = pair_statistics(wins)
     if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be
         ci95 = (max(0.0, ci95[0]), min(1.0, ci95[1]))
     games = int(sum(int(b.games.sum()) for b in blocks))
     matches = int(sum(b.matches for b in blocks))
+    now = [b for b in blocks if fresh is None or b.first_pair in fresh]
     return MatchTournamentResult(
         player_a=names[0],
         player_b=names[1],
@@ -295,8 +306,8 @@ def summarise_matches(
         max_final_cube=int(max(int(b.max_cube.max()) for b in blocks)),
         passes_ending_games=int(sum(int(b.passes_ending_games.sum()) for b in blocks)),
         seconds=seconds,
-        matches_per_second=matches / seconds if seconds > 0 else math.inf,
-        games_per_second=games / seconds if seconds > 0 else math.inf,
+        matches_per_second=sum(b.matches for b in now) / seconds if seconds > 0 else math.inf,
+        games_per_second=sum(int(b.games.sum()) for b in now) / seconds if seconds > 0 else math.inf,
     )
 
 

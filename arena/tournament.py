@@ -208,9 +208,17 @@ def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
 
 
 def summarise(
-    cfg: TournamentConfig, names: tuple[str, str], blocks: list[BlockResult], seconds: float
+    cfg: TournamentConfig,
+    names: tuple[str, str],
+    blocks: list[BlockResult],
+    seconds: float,
+    fresh: set[int] | None = None,
 ) -> TournamentResult:
-    """The result of the finished blocks (in pair order) from A's view."""
+    """The result of the finished blocks (in pair order) from A's view.
+
+    ``fresh`` holds the first pairs of the blocks played in ``seconds`` (default all; a resumed
+    run read the others from its ledger), so ``games_per_second`` is the rate of this run.
+    """
     tally = _Tally()
     for b in blocks:
         tally.add(b)
@@ -234,7 +242,9 @@ def summarise(
         max_final_cube=int(cubes.max()),
         passes_ending_games=int(sum(int(b.passed.sum()) for b in blocks)),
         seconds=seconds,
-        games_per_second=games / seconds if seconds > 0 else math.inf,
+        games_per_second=sum(b.games for b in blocks if fresh is None or b.first_pair in fresh) / seconds
+        if seconds > 0
+        else math.inf,
     )
 
 
@@ -320,8 +330,12 @@ def _play_blocks(
     progress: bool,
     on_block: Callable[[AnyBlock], None] | None,
     checkpoint: Path | None,
-) -> tuple[tuple[str, str], list[AnyBlock], float]:
-    """Play the blocks still missing; returns the players' names, every block in pair order, and the seconds."""
+) -> tuple[tuple[str, str], list[AnyBlock], float, set[int]]:
+    """Play the blocks still missing.
+
+    Returns the players' names, every block in pair order, the seconds spent playing and the
+    first pairs of the blocks played in them (the blocks read back from ``checkpoint`` excluded).
+    """
     players = cfg.build_players()
     names = (players[0].name, players[1].name)
     tally = _Tally()
@@ -348,6 +362,7 @@ def _play_blocks(
     unit, label = ("match", "MWC") if cfg.match_length else ("game", "ppg")
     bar = tqdm(total=cfg.games, unit=unit, disable=not progress, file=sys.stderr, smoothing=0.1)
     bar.update(sum(_units(b) for b in tally.blocks.values()))
+    fresh: set[int] = set()
     try:
         for block in source:
             tally.add(block)
@@ -356,11 +371,12 @@ def _play_blocks(
             if on_block is not None:
                 on_block(block)
             bar.update(_units(block))
+            fresh.add(block.first_pair)
             mean, se = tally.running()
             bar.set_postfix_str(f"{label} {mean:+.3f} +- {se:.3f}")
     finally:
         bar.close()
-    return names, [tally.blocks[k] for k in sorted(tally.blocks)], time.perf_counter() - started
+    return names, [tally.blocks[k] for k in sorted(tally.blocks)], time.perf_counter() - started, fresh
 
 
 def run_tournament(
@@ -380,9 +396,9 @@ def run_tournament(
     """
     if cfg.match_length:
         raise InvalidSpec("a match tournament is played by run_match_tournament")
-    names, blocks, seconds = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
+    names, blocks, seconds, fresh = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
     money = [b for b in blocks if isinstance(b, BlockResult)]
-    return summarise(cfg, names, money, seconds), money
+    return summarise(cfg, names, money, seconds, fresh), money
 
 
 def run_match_tournament(
@@ -400,9 +416,9 @@ def run_match_tournament(
     """
     if not cfg.match_length:
         raise InvalidSpec("a money tournament is played by run_tournament")
-    names, blocks, seconds = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
+    names, blocks, seconds, fresh = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
     matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
-    return summarise_matches(names, cfg.match_length, cfg.met, cfg.seed, matches, seconds), matches
+    return summarise_matches(names, cfg.match_length, cfg.met, cfg.seed, matches, seconds, fresh), matches
 
 
 def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:

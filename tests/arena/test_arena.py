@@ -256,6 +256,7 @@ def test_a_checkpointed_tournament_resumes_to_the_same_result(tmp_path: Path) ->
     assert len(path.read_text().splitlines()) == 4  # header and three blocks
     again, _ = run_tournament(cfg, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair))
     assert played == [8, 16] and again.ppg == whole.ppg  # nothing left to play
+    assert again.games == 48 and again.games_per_second == 0.0  # the rate counts only games played now
     other = TournamentConfig(cfg.a, cfg.b, games=48, seed=13, rules=cfg.rules, block_pairs=8)
     with pytest.raises(ValueError, match="another tournament"):
         run_tournament(other, progress=False, checkpoint=path)

@@ -134,6 +134,8 @@ def test_a_checkpointed_match_tournament_resumes_to_the_same_result(tmp_path: Pa
     assert first.matches == 8
     resumed, _ = run_match_tournament(cfg, progress=False, checkpoint=ledger)
     assert (resumed.mwc, resumed.se, resumed.games) == (whole.mwc, whole.se, whole.games)
+    again, _ = run_match_tournament(cfg, progress=False, checkpoint=ledger)
+    assert again.matches == 24 and again.matches_per_second == 0.0 and again.games_per_second == 0.0
     header = json.loads(ledger.read_text().splitlines()[0])["tournament"]
     assert header["match_length"] == 3
     other = TournamentConfig(**base, games=24, block_pairs=4, match_length=5)  # type: ignore[arg-type]
