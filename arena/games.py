@@ -22,6 +22,7 @@ cube has been turned. The cube's value is capped at :data:`MAX_CUBE` (no double 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -303,6 +304,14 @@ class Lockstep:
             raise JumpgammonError(f"a game passed {MAX_PLIES} moves: a player cannot finish")
         who = (self.on_roll[rows] != self.seat_of_a[rows]).astype(np.int64)
         kids = _by_player(self.players, who, "choose_moves", self.boards[rows], rolls, max_rows=self.max_rows)
+        return kids, self.apply_moves(rows, rolls, kids)
+
+    def apply_moves(self, rows: np.ndarray, rolls: np.ndarray, kids: np.ndarray) -> np.ndarray:
+        """Put the children ``kids`` (seen by the next side on roll), played with ``rolls``, on the boards of
+        ``rows``; returns which of them ended the game. Afterwards the other side is on roll in those games.
+
+        :meth:`move` asks the players for the children; a replay (:mod:`arena.replay`) supplies them.
+        """
         if self.records is not None:
             for j, game in enumerate(rows):
                 self.records[game].append(
@@ -314,7 +323,7 @@ class Lockstep:
         self.boards[rows] = kids
         self.on_roll[rows] ^= 1
         self.ply[rows] += 1
-        return kids, over
+        return over
 
     def stop(self, rows: np.ndarray) -> None:
         """Stop moving the checkers of ``rows`` (a truncated rollout); their cube games stay as they are."""
@@ -367,11 +376,14 @@ def play_block(
     rules: Rules,
     record: bool = False,
     compare_cube: bool = True,
+    children: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
 
     ``players[0]`` is A, ``players[1]`` is B. With ``compare_cube`` every cube question is put to
-    both players, so that their disagreements on the same positions are counted.
+    both players, so that their disagreements on the same positions are counted. ``children``
+    (pair indices within the block, plies) -> the boards after those moves replaces the players'
+    checker play (a replay, :mod:`arena.replay`); the cube turns are played as always.
     """
     n = 2 * n_pairs
     pair = np.arange(n) // 2
@@ -395,7 +407,11 @@ def play_block(
         idx = np.flatnonzero(g.live)
         if len(idx) == 0:
             break
-        g.move(idx, dice.at(pair[idx], g.ply[idx]))
+        rolls = dice.at(pair[idx], g.ply[idx])
+        if children is None:
+            g.move(idx, rolls)
+        else:
+            g.apply_moves(idx, rolls, children(pair[idx], g.ply[idx]))
     after = [decider_counts(p) for p in players]
     return BlockResult(
         first_pair=first_pair,

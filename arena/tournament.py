@@ -36,12 +36,13 @@ from arena.matches import (
     play_match_block,
     summarise_matches,
 )
+from arena.replay import play_trajectories, replay_block
 from arena.stats import pair_statistics
 from arena.workers import worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec
 from players.base import Player
-from players.specs import make_player
+from players.specs import make_player, same_checker_play
 
 BLOCK_PAIRS = 256  # pairs per lockstep block (512 games or matches)
 AnyBlock = BlockResult | MatchBlockResult
@@ -105,7 +106,19 @@ class TournamentConfig:
         """Play the block of pairs ``first .. first + count - 1`` (games or matches)."""
         if self.match_length:
             return play_match_block(players, self.seed, first, count, self.match_length, record, self.compare_cube)
+        if self.replays:
+            trajectories = play_trajectories(players[0], self.seed, first, count)
+            return replay_block(players, trajectories, self.seed, self.rules, record, self.compare_cube)
         return play_block(players, self.seed, first, count, self.rules, record, self.compare_cube)
+
+    @property
+    def replays(self) -> bool:
+        """True for money games between players that move alike (:func:`players.specs.same_checker_play`).
+
+        Their blocks are replayed over one cubeless game per pair (:mod:`arena.replay`): the same
+        games as playing both, at about half the cost of the checker play.
+        """
+        return not self.match_length and same_checker_play(self.a.spec, self.b.spec)
 
     def blocks(self) -> list[tuple[int, int]]:
         """(first pair, pairs) of every block, in order."""

@@ -24,6 +24,14 @@ def _plies(text: str, spec: str) -> int:
     return int(text)
 
 
+def same_checker_play(a: str, b: str) -> bool:
+    """True when specs ``a`` and ``b`` name the same net at the same depth, so both choose the same move everywhere.
+
+    Net players move deterministically by cubeless equity whatever their cube strategy.
+    """
+    return isinstance(a, str) and isinstance(b, str) and a.strip() == b.strip() and a.strip().startswith("net")
+
+
 def make_player(
     spec: str, cube: str = "none", evaluators: dict[str, Evaluator] | None = None, met: MatchEquityTable | None = None
 ) -> Player:

@@ -3,9 +3,12 @@
 Both players of a point use the same net for the checker play and differ only in their cube
 strategies, and each pair of games shares its dice with seats swapped, so a pair scores zero
 unless the two strategies decided something differently: the variance comes only from the
-decisions that differ. Points grow in rounds: each round asks every unfinished point for the
-games its standard error says it still needs (at least one block more), and one process pool
-plays the blocks of all points together, so no worker waits for a point to finish. Every block
+decisions that differ. The checker play is the same at every point too, so each block's pairs
+are played once, cubeless, and every point that needs the block replays its cube decisions over
+those games (:mod:`arena.replay`): a block costs one set of games plus each point's decisions.
+Points grow in rounds: each round asks every unfinished point for the games its standard error
+says it still needs (at least one block more), and one process pool plays the blocks of all
+points together, so no worker waits for a point to finish. Every block
 goes to its point's ledger (:mod:`arena.ledger`) as it finishes, so a stopped sweep resumes with
 the same command and plays only what is missing.
 """
@@ -23,7 +26,8 @@ import numpy as np
 from tqdm import tqdm
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
-from arena.games import BlockResult, play_block
+from arena.games import BlockResult
+from arena.replay import play_trajectories, replay_block
 from arena.tournament import BLOCK_PAIRS, pair_points_of
 from arena.workers import worker_pool
 from players.base import Player
@@ -105,19 +109,31 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
 
 # --- the pool: workers build each point's players once and play any point's blocks ---------------
 
-_PLAYERS: dict[tuple[str, str, str], tuple[Player, Player]] = {}
+_PLAYERS: dict[tuple[str, str], Player] = {}
 _CACHE: dict[str, Any] = {}
+# One job: the checker player's spec, the seed, a block's first pair and pairs, and the points
+# (index, A's cube, B's cube) that still need that block.
+Job = tuple[str, int, int, int, list[tuple[int, str, str]]]
 
 
-def _play(job: tuple[int, str, str, str, int, int, int]) -> tuple[int, BlockResult]:
-    index, checker, a_cube, b_cube, seed, first, count = job
-    key = (checker, a_cube, b_cube)
-    if key not in _PLAYERS:
-        _PLAYERS[key] = (PlayerSpec(checker, a_cube).build(_CACHE), PlayerSpec(checker, b_cube).build(_CACHE))
-    return index, play_block(_PLAYERS[key], seed, first, count, Rules(cubeful=True), False, False)
+def _player(checker: str, cube: str) -> Player:
+    if (checker, cube) not in _PLAYERS:
+        _PLAYERS[(checker, cube)] = PlayerSpec(checker, cube).build(_CACHE)
+    return _PLAYERS[(checker, cube)]
 
 
-def _blocks(jobs: list[tuple[int, str, str, str, int, int, int]], workers: int) -> Iterator[tuple[int, BlockResult]]:
+def _play(job: Job) -> list[tuple[int, BlockResult]]:
+    """The block for every point of the job: one cubeless game per pair, each point's cube decisions replayed on it."""
+    checker, seed, first, count, points = job
+    trajectories = play_trajectories(_player(checker, "none"), seed, first, count)
+    out = []
+    for index, a_cube, b_cube in points:
+        players = (_player(checker, a_cube), _player(checker, b_cube))
+        out.append((index, replay_block(players, trajectories, seed, Rules(cubeful=True), False, False)))
+    return out
+
+
+def _blocks(jobs: list[Job], workers: int) -> Iterator[list[tuple[int, BlockResult]]]:
     if workers == 1:
         yield from map(_play, jobs)
         return
@@ -151,18 +167,21 @@ def play_points(
         return [_result(p, _blocks_for(kept[i], p, held[i], settings)) for i, p in enumerate(points)]
     done = [False] * len(points)
     while not all(done):
-        jobs = []
+        wanted: dict[tuple[int, int], list[tuple[int, str, str]]] = {}
         for i, point in enumerate(points):
             if done[i]:
                 continue
             for first, count in _config(point, target[i], settings).blocks():
                 if (first, count) not in kept[i]:
-                    jobs.append((i, settings.checker, point.a_cube, point.b_cube, settings.seed, first, count))
-        bar = tqdm(total=len(jobs), unit="block", disable=not progress or not jobs, file=sys.stderr)
-        for i, block in _blocks(jobs, settings.workers):
-            kept[i][(block.first_pair, block.games // 2)] = block  # type: ignore[index]
-            ledger.append(points[i].ledger, block)
-            bar.update(1)
+                    wanted.setdefault((first, count), []).append((i, point.a_cube, point.b_cube))
+        jobs = [(settings.checker, settings.seed, first, count, who) for (first, count), who in sorted(wanted.items())]
+        total = sum(len(who) for who in wanted.values())
+        bar = tqdm(total=total, unit="block", disable=not progress or not jobs, file=sys.stderr)
+        for results in _blocks(jobs, settings.workers):
+            for i, block in results:
+                kept[i][(block.first_pair, block.games // 2)] = block  # type: ignore[index]
+                ledger.append(points[i].ledger, block)
+            bar.update(len(results))
         bar.close()
         for i, point in enumerate(points):
             if done[i]:

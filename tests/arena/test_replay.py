@@ -1,0 +1,78 @@
+"""Replays: cube decisions played over one cubeless game per pair give the blocks that playing both gives."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+import pytest
+
+from arena import PlayerSpec, TournamentConfig
+from arena.games import BlockResult, Rules, play_block
+from arena.replay import play_trajectories, replay_block
+from players.specs import same_checker_play
+
+_CACHE: dict[str, Any] = {}
+
+# (A's cube, B's cube, rules, compare cube decisions): each case must give the same block both ways.
+CASES = [
+    ("jump:0.12:nonlinear", "janowski:0.7", Rules(cubeful=True), False),
+    ("jump:0.1:linear", "janowski:0.6", Rules(cubeful=True, jacoby=True, beavers=True), True),
+    ("live", "dead", Rules(cubeful=True, max_cube=4), True),
+    ("janowski:0.9", "none", Rules(cubeful=True, beavers=True), False),
+    ("janowski:0.7", "janowski:0.7", Rules(), True),
+]
+
+
+def _same(a: BlockResult, b: BlockResult) -> list[str]:
+    """Names of the fields where two blocks differ."""
+    return [
+        f.name
+        for f in fields(a)
+        if not (
+            a.records == b.records
+            if f.name == "records"
+            else np.array_equal(getattr(a, f.name), getattr(b, f.name))
+        )
+    ]
+
+
+@pytest.mark.parametrize(("a_cube", "b_cube", "rules", "compare"), CASES)
+def test_a_replay_is_the_block_played(a_cube: str, b_cube: str, rules: Rules, compare: bool) -> None:
+    def players() -> tuple[Any, Any]:
+        return PlayerSpec("net@0", a_cube).build(_CACHE), PlayerSpec("net@0", b_cube).build(_CACHE)
+
+    played = play_block(players(), 7, 40, 12, rules, True, compare)
+    trajectories = play_trajectories(PlayerSpec("net@0").build(_CACHE), 7, 40, 12)
+    replayed = replay_block(players(), trajectories, 7, rules, True, compare)
+    assert _same(played, replayed) == []
+    assert trajectories.n_pairs == 12 and trajectories.first_pair == 40
+    assert (replayed.plies <= np.repeat(trajectories.plies, 2)).all()
+    if rules.cubeful and a_cube != b_cube:
+        assert replayed.doubles.sum() > 0  # the case exercises the cube
+
+
+def test_a_trajectory_ends_where_its_game_ends() -> None:
+    trajectories = play_trajectories(PlayerSpec("net@0").build(_CACHE), 3, 0, 4)
+    last = trajectories.plies - 1
+    assert trajectories.after(np.arange(4), last).shape == (4, 26)
+    with pytest.raises(ValueError, match="past the end"):
+        trajectories.after(np.arange(4), last + 1)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("net@0", "net@0", True),
+        (" net@1", "net@1 ", True),
+        ("net@0", "net@1", False),
+        ("pubeval", "pubeval", False),  # no cube strategy to compare: played as before
+        ("random:1", "random:1", False),
+        ("net@0", "pubeval", False),
+    ],
+)
+def test_which_players_share_their_checker_play(a: str, b: str, same: bool) -> None:
+    assert same_checker_play(a, b) is same
+    cfg = TournamentConfig(PlayerSpec(a), PlayerSpec(b), games=2)
+    assert cfg.replays is same
