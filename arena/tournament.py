@@ -78,6 +78,7 @@ class TournamentConfig:
     compare_cube: bool = True  # put every cube question to both players to count their disagreements
     match_length: int = 0
     met: str = DEFAULT_MET
+    replay: bool = True  # replay blocks when both players move alike (see ``replays``); the same games either way
 
     def __post_init__(self) -> None:
         if not 0 <= self.match_length <= MAX_MATCH_LENGTH:
@@ -118,7 +119,7 @@ class TournamentConfig:
         Their blocks are replayed over one cubeless game per pair (:mod:`arena.replay`): the same
         games as playing both, at about half the cost of the checker play.
         """
-        return not self.match_length and same_checker_play(self.a.spec, self.b.spec)
+        return self.replay and not self.match_length and same_checker_play(self.a.spec, self.b.spec)
 
     def blocks(self) -> list[tuple[int, int]]:
         """(first pair, pairs) of every block, in order."""

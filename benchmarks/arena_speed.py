@@ -20,11 +20,17 @@ from players.cube import parse_cube_spec
 from players.gnubg_player import GnubgPlayer, gnubg, gnubg_boards, make_gnubg_player
 
 
-def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int) -> dict[str, Any]:
-    """Games per second of one tournament after a warm-up, with its cube statistics."""
+def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int, replay: bool = False) -> dict[str, Any]:
+    """Games per second of one tournament after a warm-up, with its cube statistics.
+
+    Without ``replay`` every game's checkers are moved by the players, as against any other
+    opponent; with it, players that move alike share one game per pair (:mod:`arena.replay`).
+    """
     rules = Rules(cubeful=cubeful)
-    run_tournament(TournamentConfig(a, b, games=16, seed=seed + 1, rules=rules, block_pairs=8), progress=False)
-    result, _ = run_tournament(TournamentConfig(a, b, games=games, seed=seed, rules=rules), progress=False)
+    warm = TournamentConfig(a, b, games=16, seed=seed + 1, rules=rules, block_pairs=8, replay=replay)
+    run_tournament(warm, progress=False)
+    cfg = TournamentConfig(a, b, games=games, seed=seed, rules=rules, replay=replay)
+    result, _ = run_tournament(cfg, progress=False)
     judged = result.a.cube_evaluations + result.b.cube_evaluations
     return {
         "games": result.games,
@@ -98,20 +104,25 @@ def _to_ours(board: list[list[int]]) -> list[int]:
 
 
 def bench_arena(games: int = 2000, seed: int = 1) -> dict[str, Any]:
-    """Tournament rates (net@0 self-play cubeless and with Janowski; jump-local) beside gnubg's self-play."""
+    """Tournament rates beside gnubg's self-play: net@0 self-play cubeless and with Janowski cubes (every
+    game's checkers moved), a jump-against-Janowski point and jump-local as tournaments play them (replayed)."""
     net = PlayerSpec("net@0")
     cubeless = _rate(net, net, games, False, seed)
-    janowski = _rate(PlayerSpec("net@0", "janowski:0.7"), PlayerSpec("net@0", "janowski:0.7"), games, True, seed)
+    janowski_cube = PlayerSpec("net@0", "janowski:0.7")
+    janowski = _rate(janowski_cube, janowski_cube, games, True, seed)
+    replayed = _rate(PlayerSpec("net@0", "jump:0.1:linear"), janowski_cube, games, True, seed, True)
     local_games = max(16, games // 20)
-    local = _rate(PlayerSpec("net@0", "jump-local"), PlayerSpec("net@0", "janowski:0.7"), local_games, True, seed)
+    local = _rate(PlayerSpec("net@0", "jump-local"), janowski_cube, local_games, True, seed, True)
     gnubg_selfplay_rate(4, seed + 1)  # warm gnubg's caches and nets
     reference = gnubg_selfplay_rate(max(50, games // 4), seed)
     return {
         "benchmark": "arena",
         "net0_vs_net0_cubeless": cubeless,
         "net0_vs_net0_cubeful_janowski": janowski,
+        "net0_jump_vs_janowski_replayed": replayed,
         "net0_jump_local_vs_janowski": local,
         "gnubg_0ply_selfplay_plain_loop": reference,
         "cubeless_over_gnubg": cubeless["games_per_second"] / reference["games_per_second"],
         "janowski_over_cubeless": janowski["games_per_second"] / cubeless["games_per_second"],
+        "replayed_over_janowski": replayed["games_per_second"] / janowski["games_per_second"],
     }

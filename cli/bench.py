@@ -65,7 +65,13 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result))
             return 0
-        for key in ("net0_vs_net0_cubeless", "net0_vs_net0_cubeful_janowski", "net0_jump_local_vs_janowski"):
+        keys = (
+            "net0_vs_net0_cubeless",
+            "net0_vs_net0_cubeful_janowski",
+            "net0_jump_vs_janowski_replayed",
+            "net0_jump_local_vs_janowski",
+        )
+        for key in keys:
             r = result[key]
             extra = (
                 f", lookahead for {100 * r['lookahead_share']:.1f}% of positions judged" if r["lookahead_share"] else ""
@@ -75,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"gnubg 0-ply self-play, findbestmove in a plain loop: {g['games_per_second']:,.1f} games/s")
         print(
             f"cubeless net@0 / gnubg: {result['cubeless_over_gnubg']:.2f}x; "
-            f"Janowski / cubeless: {result['janowski_over_cubeless']:.2f}"
+            f"Janowski / cubeless: {result['janowski_over_cubeless']:.2f}; "
+            f"replayed / Janowski: {result['replayed_over_janowski']:.2f}"
         )
         return 0
     if args.what == "moves":

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arena import PlayerSpec, TournamentConfig
+from arena import PlayerSpec, TournamentConfig, run_tournament
 from arena.games import BlockResult, Rules, play_block
 from arena.replay import play_trajectories, replay_block
 from players.specs import same_checker_play
@@ -31,9 +31,7 @@ def _same(a: BlockResult, b: BlockResult) -> list[str]:
         f.name
         for f in fields(a)
         if not (
-            a.records == b.records
-            if f.name == "records"
-            else np.array_equal(getattr(a, f.name), getattr(b, f.name))
+            a.records == b.records if f.name == "records" else np.array_equal(getattr(a, f.name), getattr(b, f.name))
         )
     ]
 
@@ -76,3 +74,15 @@ def test_which_players_share_their_checker_play(a: str, b: str, same: bool) -> N
     assert same_checker_play(a, b) is same
     cfg = TournamentConfig(PlayerSpec(a), PlayerSpec(b), games=2)
     assert cfg.replays is same
+
+
+def test_a_tournament_gives_the_same_result_replayed_or_played() -> None:
+    a, b = PlayerSpec("net@0", "jump:0.1:linear"), PlayerSpec("net@0", "janowski:0.6")
+    rules = Rules(cubeful=True)
+    replayed = TournamentConfig(a, b, games=24, seed=4, rules=rules, block_pairs=6)
+    played = TournamentConfig(a, b, games=24, seed=4, rules=rules, block_pairs=6, replay=False)
+    assert replayed.replays and not played.replays
+    first, _ = run_tournament(replayed, progress=False)
+    second, _ = run_tournament(played, progress=False)
+    assert (first.ppg, first.se, first.a, first.b) == (second.ppg, second.se, second.a, second.b)
+    assert first.a.doubles + first.b.doubles > 0
