@@ -8,12 +8,13 @@ from pathlib import Path
 
 from benchmarks.experiments.cube_sweeps import run_sweep
 from benchmarks.experiments.ladder import run_ladder
+from benchmarks.experiments.local import run_local
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, float_range, int_range
 
-EXPERIMENTS = ("janowski", "jump", "remote", "ladder", "volnet")
+EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
@@ -27,8 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "nonlinear, numerical) against Janowski x = 0.70. Each point is played until its standard error "
             "reaches --se or --max-games; every point keeps a ledger in OUT/NAME, so the same command resumes. "
             "remote: remote jump volatility from --games cubeless self-play games (batches kept, resumable). "
+            "local: jump-local against Janowski x = 0.70 and against the best constant jump volatility, each "
+            "to --se (the same sweep machinery and ledgers). "
             "ladder: the shipped net at 0 and 2 ply against pubeval and GNU Backgammon 0-ply, cubeless and "
-            "cubeful (--games for 0-ply rows, --games-deep for 2-ply rows; one ledger per row, resumable)."
+            "cubeful (--games for 0-ply rows, --games-deep for 2-ply rows; one ledger per row, resumable). "
             "volnet: a net learning local jump volatility from --positions self-play positions labelled by the "
             "441-roll lookahead, its test error and speed, and --games of jump-net against jump-local (resumable)."
         ),
@@ -88,8 +91,10 @@ def run(args: argparse.Namespace) -> int:
     folder = args.out / args.name
     if args.name == "volnet":
         return _run_volnet(args, folder)
-    if args.curves and args.name == "remote":
-        raise ValueError("--curves applies to the janowski and jump sweeps, not remote")
+    if args.curves and args.name in ("remote", "local"):
+        raise ValueError(f"--curves applies to the janowski and jump sweeps and the ladder, not {args.name}")
+    if args.name == "local":
+        return _run_local(args, folder, settings)
     if args.name == "ladder":
         games = args.games if args.games is not None else 20_000
         ladder = run_ladder(
@@ -185,4 +190,16 @@ def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
     if h2h.get("games"):
         print(f"  jump-net against jump-local: {h2h['ppg']:+.4f} ppg, SE {h2h['se']:.4f}, {h2h['games']:,} games")
     print(f"result.json and plot.png in {folder}")
+    return 0
+
+
+def _run_local(args: argparse.Namespace, folder: Path, settings: SweepSettings) -> int:
+    """Experiment 4; prints each comparison so far; returns 0."""
+    result = run_local(folder, settings, progress=not args.json, play=not args.report)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for p in result["points"]:
+        print(f"{p['label']:<36} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
+    print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
     return 0

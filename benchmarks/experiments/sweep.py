@@ -45,6 +45,7 @@ class SweepSettings:
     max_games: int = 400 * GAMES_PER_BLOCK
     workers: int = 1
     checker: str = "net@0"  # both players' checker play
+    compare_cube: bool = False  # put every cube question to both players (counts disagreements, costs more)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
         games=games,
         seed=settings.seed,
         rules=Rules(cubeful=True),
-        compare_cube=False,
+        compare_cube=settings.compare_cube,
     )
 
 
@@ -111,9 +112,9 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
 
 _PLAYERS: dict[tuple[str, str], Player] = {}
 _CACHE: dict[str, Any] = {}
-# One job: the checker player's spec, the seed, a block's first pair and pairs, and the points
-# (index, A's cube, B's cube) that still need that block.
-Job = tuple[str, int, int, int, list[tuple[int, str, str]]]
+# One job: the checker player's spec, the seed, whether both players answer every cube question,
+# a block's first pair and pairs, and the points (index, A's cube, B's cube) that still need it.
+Job = tuple[str, int, bool, int, int, list[tuple[int, str, str]]]
 
 
 def _player(checker: str, cube: str) -> Player:
@@ -124,12 +125,12 @@ def _player(checker: str, cube: str) -> Player:
 
 def _play(job: Job) -> list[tuple[int, BlockResult]]:
     """The block for every point of the job: one cubeless game per pair, each point's cube decisions replayed on it."""
-    checker, seed, first, count, points = job
+    checker, seed, compare, first, count, points = job
     trajectories = play_trajectories(_player(checker, "none"), seed, first, count)
     out = []
     for index, a_cube, b_cube in points:
         players = (_player(checker, a_cube), _player(checker, b_cube))
-        out.append((index, replay_block(players, trajectories, seed, Rules(cubeful=True), False, False)))
+        out.append((index, replay_block(players, trajectories, seed, Rules(cubeful=True), False, compare)))
     return out
 
 
@@ -174,7 +175,10 @@ def play_points(
             for first, count in _config(point, target[i], settings).blocks():
                 if (first, count) not in kept[i]:
                     wanted.setdefault((first, count), []).append((i, point.a_cube, point.b_cube))
-        jobs = [(settings.checker, settings.seed, first, count, who) for (first, count), who in sorted(wanted.items())]
+        jobs = [
+            (settings.checker, settings.seed, settings.compare_cube, first, count, who)
+            for (first, count), who in sorted(wanted.items())
+        ]
         total = sum(len(who) for who in wanted.values())
         bar = tqdm(total=total, unit="block", disable=not progress or not jobs, file=sys.stderr)
         for results in _blocks(jobs, settings.workers):

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.experiments.fit import fit_optimum
 from benchmarks.experiments.ladder import run_ladder, select_rungs
+from benchmarks.experiments.local import ledger_path, run_local
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
 
 NEXT_GAMES_CASES = [
@@ -77,6 +78,20 @@ def test_sweep_points_reach_their_target_and_resume_from_their_ledgers(tmp_path:
     assert same.ppg == first.ppg and same.se == first.se
 
 
+def test_experiment_4_plays_both_comparisons_over_the_same_blocks(tmp_path: Path) -> None:
+    """The plumbing of experiment 4, with a cheap constant-alpha player standing in for jump-local."""
+    settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
+    player, opponents = "jump:0.15:linear", ("janowski:0.7", "jump:0.08:linear")
+    result = run_local(tmp_path, settings, opponents, progress=False, player=player)
+    assert [p["b_cube"] for p in result["points"]] == list(opponents)
+    assert all(p["games"] == GAMES_PER_BLOCK and p["a_cube"] == player for p in result["points"])
+    assert json.loads((tmp_path / "result.json").read_text()) == result
+    header = json.loads(ledger_path(tmp_path, player, opponents[0]).read_text().splitlines()[0])
+    assert header["tournament"]["compare_cube"] is True  # the tournament's ledger stays valid
+    again = run_local(tmp_path, settings, opponents, progress=False, play=False, player=player)
+    assert again["points"] == result["points"]
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli.main", "experiment", *args], capture_output=True, text=True)
 
@@ -93,6 +108,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["jump", "--curves", "linear,,numerical"],
         ["janowski", "--curves", "linear", "--report"],
         ["remote", "--curves", "linear"],
+        ["local", "--curves", "linear"],
     ],
 )
 def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:

@@ -1,0 +1,88 @@
+"""Experiment 4 of the issue: local jump volatility, measured against constant-volatility players.
+
+``jump-local`` (the jump model with each position's local volatility from the 441-roll lookahead,
+remote volatility constant) plays Janowski x = 0.70 and the best constant-alpha jump player of
+experiment 2. Both comparisons are points of one sweep (:mod:`benchmarks.experiments.sweep`),
+each played until its standard error reaches the target: a block's games are played once and
+both comparisons replay their cube decisions over them, and one jump-local player answers both,
+so a lookahead run for one comparison serves the other from the player's volatility cache.
+
+Every cube question is put to both players (``compare_cube``), as in the tournament that played
+the first 48,128 games of the Janowski comparison: its ledger is the one continued here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, play_points
+from nets.weights import write_atomic
+
+LOCAL = "jump-local"
+# Experiment 2's best constant-alpha player: the numerical solution at its fitted optimum.
+BEST_CONSTANT = "jump:0.1:numerical"
+OPPONENTS = ("janowski:0.7", BEST_CONSTANT)
+
+
+def ledger_path(folder: Path, player: str, opponent: str) -> Path:
+    """Where the comparison of ``player`` (jump-local) with ``opponent`` keeps its blocks."""
+    return folder / f"{player.replace(':', '_')}_vs_{opponent.replace(':', '_')}.ledger.jsonl"
+
+
+def run_local(
+    folder: Path,
+    settings: SweepSettings,
+    opponents: tuple[str, ...] = OPPONENTS,
+    progress: bool = True,
+    play: bool = True,
+    player: str = LOCAL,
+) -> dict[str, Any]:
+    """Play ``player`` (jump-local) against each opponent to the SE target; writes, returns result.json (its view)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    points = [PointSpec(f"{player} vs {o}", player, o, ledger_path(folder, player, o)) for o in opponents]
+    compare = replace(settings, compare_cube=True)
+
+    def log(line: str) -> None:
+        if progress:
+            print(line, file=sys.stderr)
+
+    results = play_points(points, compare, progress=progress, log=log, play=play)
+    result = {
+        "experiment": "local",
+        "player": player,
+        "checker_play": compare.checker,
+        "seed": compare.seed,
+        "se_target": compare.se_target,
+        "complete": all(r.se <= compare.se_target for r in results),
+        "games_total": sum(r.games for r in results),
+        "points": [_point_json(r) for r in results],
+    }
+    write_atomic(folder / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+    _plot(results, folder / "plot.png")
+    return result
+
+
+def _point_json(r: PointResult) -> dict[str, Any]:
+    return {**r.to_json(), "ci95": [r.ppg - 1.96 * r.se, r.ppg + 1.96 * r.se]}
+
+
+def _plot(results: list[PointResult], path: Path) -> None:
+    """Each comparison's ppg with its 95% interval, in milli-ppg."""
+    plt = pyplot()
+    if plt is None:
+        return
+    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.7 * len(results)))
+    rows = list(range(len(results)))
+    ax.errorbar(
+        [1000 * r.ppg for r in results], rows, xerr=[1960 * r.se for r in results], fmt="o", capsize=4, color="C0"
+    )
+    ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_yticks(rows, [f"against {r.b_cube}\n({r.games:,} games)" for r in results])
+    ax.set_xlabel("jump-local's advantage, milli-ppg (95% interval)")
+    ax.set_ylim(-0.7, len(results) - 0.3)
+    save_png(plt, fig, path)
