@@ -24,6 +24,10 @@ ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 # gnubg's "Normal" move filter for 2-ply checker play: keep up to 8 moves within 0.16 at 0-ply.
 FILTER_KEEP = 8
 FILTER_MARGIN = 0.16
+# Boards expanded together at 2 plies or more: each grows to about 21 x 20 x 21 x 20 children at
+# 2-ply (about 1 kB each once encoded), so 128 boards take about 1 GB, where the 4,096 candidates
+# of 512 games in lockstep would take over 30 GB. Batches this size already keep the nets busy.
+DEEP_CHUNK = 128
 
 
 def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -91,7 +95,12 @@ def choose_children(ev: BoardEvaluator, kids: np.ndarray, offsets: np.ndarray, p
         return segment_argmax(equity0, offsets)
     keep = filtered_candidates(equity0, offsets)
     deep = np.full(len(kids), -np.inf)
-    deep[keep] = -cubeless_equity(evaluate_plies(ev, kids[keep], plies))
+    # A decision whose filter keeps one play needs no deeper look (a quarter or more of them).
+    segment = np.searchsorted(offsets, keep, side="right") - 1
+    contested = np.bincount(segment, minlength=len(offsets) - 1)[segment] > 1
+    deep[keep[~contested]] = 0.0
+    look = keep[contested]
+    deep[look] = -cubeless_equity(evaluate_plies(ev, kids[look], plies))
     return segment_argmax(deep, offsets)
 
 
@@ -101,13 +110,22 @@ def expand_rolls(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (n, 1))
 
 
-def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int) -> np.ndarray:
-    """Probabilities (n, 5) at ``plies`` (0, 1, 2, ...) for each board's side on roll."""
+def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int, chunk: int = DEEP_CHUNK) -> np.ndarray:
+    """Probabilities (n, 5) at ``plies`` (0, 1, 2, ...) for each board's side on roll.
+
+    At 2 plies or more the boards are expanded ``chunk`` at a time, which bounds the memory.
+    """
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
     if plies < 0:
         raise ValueError(f"plies must be >= 0, got {plies}")
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1, got {chunk}")
     if plies == 0 or len(boards) == 0:
         return ev.evaluate_boards(boards)
+    if plies >= 2 and len(boards) > chunk:
+        return np.concatenate(
+            [evaluate_plies(ev, boards[lo : lo + chunk], plies, chunk) for lo in range(0, len(boards), chunk)]
+        )
     out = ev.evaluate_boards(boards)  # finished games keep their exact value
     live = phases(boards) != GamePhase.OVER
     if not live.any():

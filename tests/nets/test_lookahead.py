@@ -6,9 +6,19 @@ import numpy as np
 import pytest
 
 from engine import Position
+from engine.batch import children_batch
 from nets.databases import load_databases
 from nets.evaluator import Evaluator
-from nets.lookahead import ROLL_WEIGHTS, PlyEvaluator, rank_moves
+from nets.lookahead import (
+    ROLL_WEIGHTS,
+    PlyEvaluator,
+    choose_children,
+    evaluate_plies,
+    filtered_candidates,
+    rank_moves,
+    segment_argmax,
+)
+from nets.mlp import cubeless_equity
 from nets.model import new_evaluator
 from nets.volatility import PAIR_WEIGHTS, jump_volatility
 
@@ -74,3 +84,51 @@ def test_rank_moves_prefers_bearing_off(exact_evaluator: Evaluator) -> None:
     assert ranked[0].equity == pytest.approx(1.0)
     deep = rank_moves(exact_evaluator, Position.from_board(b), (6, 1), plies=2)
     assert deep[0].position == ranked[0].position
+
+
+def test_deep_lookahead_in_chunks_equals_one_batch() -> None:
+    # Chunking only bounds memory: every board's 2-ply value is computed on its own.
+    ev = new_evaluator(hidden=(8,), seed=3)
+    rng = np.random.default_rng(5)
+    boards = [Position.initial().array]
+    for _ in range(4):
+        pos = Position.initial()
+        for _ in range(int(rng.integers(2, 12))):
+            plays = pos.plays((int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+            pos = plays[int(rng.integers(len(plays)))][1]
+            if pos.is_over():
+                break
+        boards.append(pos.array)
+    stacked = np.stack(boards)
+    whole = evaluate_plies(ev, stacked, 2, chunk=len(boards))
+    chunked = evaluate_plies(ev, stacked, 2, chunk=2)
+    # torch's float32 matrix products round by batch size, in the last bits only
+    np.testing.assert_allclose(whole, chunked, rtol=0, atol=1e-9)
+    assert whole.shape == (len(boards), 5)
+    with pytest.raises(ValueError, match="chunk"):
+        evaluate_plies(ev, stacked, 2, chunk=0)
+
+
+def test_choose_children_matches_looking_deeper_at_every_kept_play() -> None:
+    # The shortcut for decisions whose filter keeps one play must not change any choice.
+    ev = new_evaluator(hidden=(8,), seed=4)
+    rng = np.random.default_rng(9)
+    boards, dice = [], []
+    pos = Position.initial()
+    while len(boards) < 40:
+        roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        boards.append(pos.array)
+        dice.append(roll)
+        plays = pos.plays(roll)
+        pos = plays[int(rng.integers(len(plays)))][1]
+        if pos.is_over():
+            pos = Position.initial()
+    kids, offsets = children_batch(np.stack(boards), np.array(dice))
+    equity0 = -cubeless_equity(ev.evaluate_boards(kids))
+    keep = filtered_candidates(equity0, offsets)
+    reference = np.full(len(kids), -np.inf)
+    reference[keep] = -cubeless_equity(evaluate_plies(ev, kids[keep], 1))
+    expected = segment_argmax(reference, offsets)
+    single = np.bincount(np.searchsorted(offsets, keep, side="right") - 1, minlength=len(boards)) == 1
+    assert single.any() and not single.all()  # both kinds of decision are exercised
+    np.testing.assert_array_equal(choose_children(ev, kids, offsets, 1), expected)
