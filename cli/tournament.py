@@ -14,7 +14,7 @@ from typing import Any
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
 from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH, MatchTournamentResult, save_matches
-from arena.tournament import run_match_tournament
+from arena.tournament import BLOCK_PAIRS, run_match_tournament
 from cli.common import add_json_argument, int_range
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
@@ -78,6 +78,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ray", metavar="auto|local|ADDRESS", default=None, help="run the blocks as Ray tasks")
     p.add_argument("--no-compare-cube", action="store_true", help="do not count cube disagreements")
     p.add_argument(
+        "--block-pairs",
+        type=int_range(1, 65536),
+        default=BLOCK_PAIRS,
+        metavar="N",
+        help=f"mirrored pairs per lockstep block, the unit a checkpoint keeps (default {BLOCK_PAIRS}; "
+        "smaller for slow players)",
+    )
+    p.add_argument(
         "--checkpoint",
         type=Path,
         default=None,
@@ -134,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         rules=Rules(cubeful=args.cubeful, jacoby=args.jacoby, beavers=args.beavers),
         compare_cube=not args.no_compare_cube,
+        block_pairs=args.block_pairs,
     )
     record = args.save is not None or args.mat is not None
     _check_output(args.checkpoint, "--checkpoint", folder=False)
@@ -160,6 +169,7 @@ def _run_matches(args: argparse.Namespace) -> int:
         seed=args.seed,
         rules=Rules(cubeful=True),
         compare_cube=not args.no_compare_cube,
+        block_pairs=args.block_pairs,
         match_length=args.match_length,
         met=args.met or DEFAULT_MET,
     )

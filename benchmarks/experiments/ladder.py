@@ -22,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
-from arena.tournament import pair_points_of, pair_statistics, run_tournament
+from arena.tournament import BLOCK_PAIRS, pair_points_of, pair_statistics, run_tournament
 from benchmarks.experiments.plots import pyplot, save_png
 from nets.weights import write_atomic
 
 NET_CUBE = "janowski:0.7"
+# Pairs per checkpointed block in the 2-ply rows: 64 games, a few minutes on one core, so a
+# stopped session loses little (a 0-ply row's 512-game blocks take seconds).
+DEEP_BLOCK_PAIRS = 32
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,14 @@ def select_rungs(only: tuple[str, ...] = ()) -> list[Rung]:
 
 
 def _config(rung: Rung, games: int, seed: int) -> TournamentConfig:
-    return TournamentConfig(rung.a, rung.b, games=games, seed=seed, rules=Rules(cubeful=rung.cubeful))
+    return TournamentConfig(
+        rung.a,
+        rung.b,
+        games=games,
+        seed=seed,
+        rules=Rules(cubeful=rung.cubeful),
+        block_pairs=DEEP_BLOCK_PAIRS if rung.deep else BLOCK_PAIRS,
+    )
 
 
 def _held(rung: Rung, path: Path, seed: int) -> dict[str, Any]:
@@ -125,6 +135,7 @@ def run_ladder(
                 f"jumpgammon tournament --a {rung.a.spec} --a-cube {rung.a.cube} --b {rung.b.spec} "
                 f"--b-cube {rung.b.cube} --games {target} --seed {seed}"
                 + (" --cubeful" if rung.cubeful else "")
+                + (f" --block-pairs {DEEP_BLOCK_PAIRS}" if rung.deep else "")
                 + f" --checkpoint {path}"
             ),
         }

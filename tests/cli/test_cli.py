@@ -115,3 +115,15 @@ def test_train_then_tournament_against_pubeval(tmp_path: Path, capsys: pytest.Ca
     code, js = run_json(capsys, "tournament", "--a", f"net:{out}@0", "--b", "pubeval", "--games", "4", "--seed", "3")
     assert code == 0 and js["games"] == 4
     assert abs(js["ppg"]) <= 3
+
+
+def test_tournament_block_pairs_set_the_checkpoint_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ledger_file = tmp_path / "ledger.jsonl"
+    args = ["tournament", "--a", "pubeval", "--b", "random", "--games", "6", "--seed", "2"]
+    code, js = run_json(capsys, *args, "--block-pairs", "1", "--checkpoint", str(ledger_file))
+    assert code == 0 and js["games"] == 6
+    lines = [json.loads(line) for line in ledger_file.read_text().splitlines()]
+    assert lines[0]["tournament"]["block_pairs"] == 1 and len(lines) == 1 + 3  # header, then a block per pair
+    # the pairs are the same games whatever the block size
+    code, whole = run_json(capsys, *args)
+    assert code == 0 and whole["ppg"] == js["ppg"]

@@ -798,6 +798,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--hidden": st.sampled_from(["8", "8,4", "0", "x", "8,,4", "3000", "1,2,3,4,5", "-8", ""]),
     "--exploration": st.floats(-0.5, 1.5).map(str),
     "--checkpoint-every": st.integers(-1, 8).map(str),
+    "--block-pairs": st.integers(-1, 3).map(str),
     "--threads": st.integers(-1, 2).map(str),
     "--a": st.sampled_from(PLAYER_SPECS),
     "--b": st.sampled_from(PLAYER_SPECS),

@@ -57,6 +57,7 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "0"], "--games"),
     (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "-5"], "--games"),
     (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "7"], "--games"),
+    (["tournament", "--a", "pubeval", "--b", "pubeval", "--block-pairs", "0"], "--block-pairs"),
     (["tournament", "--a", "pubeval", "--b", "net:nosuchfile.jgw@0", "--games", "2"], "nosuchfile.jgw"),
     (["tournament", "--a", "pubeval", "--b", "chess@1"], "chess@1"),
     (["tournament", "--a", "net@0", "--a-cube", "janowski:2", "--b", "pubeval"], "janowski:2"),

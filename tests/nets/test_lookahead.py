@@ -113,7 +113,8 @@ def test_choose_children_matches_looking_deeper_at_every_kept_play() -> None:
     # The shortcut for decisions whose filter keeps one play must not change any choice.
     ev = new_evaluator(hidden=(8,), seed=4)
     rng = np.random.default_rng(9)
-    boards, dice = [], []
+    boards: list[np.ndarray] = []
+    dice: list[tuple[int, int]] = []
     pos = Position.initial()
     while len(boards) < 40:
         roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
