@@ -25,7 +25,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -448,9 +448,12 @@ def group_matrix(group_ids: np.ndarray) -> np.ndarray:
 
 
 def load_phase_data(
-    folders: tuple[Path, ...], validation: float, seed: int
+    folders: tuple[Path, ...], validation: float, seed: int, encoder: Callable[[np.ndarray], np.ndarray] = encode
 ) -> tuple[dict[str, PhaseData], dict[str, Any]]:
-    """Every shard of ``folders`` split by game into training and validation data per net, and their provenance."""
+    """Every shard of ``folders`` split by game into training and validation data per net, and their provenance.
+
+    ``encoder`` turns int8 (n, 26) boards into the nets' float32 inputs (the shipped encoding by default).
+    """
     boards, targets, games, ph, groups = [], [], [], [], []
     provenance: list[dict[str, Any]] = []
     for folder_index, folder in enumerate(folders):
@@ -483,9 +486,9 @@ def load_phase_data(
         mask = all_phases == phase
         tr, va = mask & ~is_val, mask & is_val
         out[name] = PhaseData(
-            encode(all_boards[tr]),
+            encoder(all_boards[tr]),
             all_targets[tr],
-            encode(all_boards[va]),
+            encoder(all_boards[va]),
             all_targets[va],
             group_matrix(all_groups[tr]),
             group_matrix(all_groups[va]),
