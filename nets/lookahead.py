@@ -95,7 +95,7 @@ def choose_children(ev: BoardEvaluator, kids: np.ndarray, offsets: np.ndarray, p
         return segment_argmax(equity0, offsets)
     keep = filtered_candidates(equity0, offsets)
     deep = np.full(len(kids), -np.inf)
-    # A decision whose filter keeps one play needs no deeper look (a quarter or more of them).
+    # A decision whose filter keeps one play needs no deeper look: its choice is already made.
     segment = np.searchsorted(offsets, keep, side="right") - 1
     contested = np.bincount(segment, minlength=len(offsets) - 1)[segment] > 1
     deep[keep[~contested]] = 0.0
