@@ -25,8 +25,6 @@ from nets.base import BoardEvaluator
 from nets.lookahead import choose_children, segment_argmax
 
 MOVE_ERRORS = Path(__file__).resolve().parent / "data" / "move_errors.npz"
-#: Decisions scored per batch beyond 0-ply: a 1-ply batch holds about 21 x 8 x 20 positions per decision.
-DEEP_CHUNK = {1: 256, 2: 4}
 
 
 class GnubgClass(IntEnum):
@@ -109,19 +107,6 @@ def decision_errors(equity2: np.ndarray, offsets: np.ndarray, chosen: np.ndarray
     return 1000.0 * (best - equity2[chosen])
 
 
-def evaluator_choices(ev: BoardEvaluator, kids: np.ndarray, offsets: np.ndarray, plies: int) -> np.ndarray:
-    """Index into ``kids`` of the evaluator's play at ``plies`` for each decision, beyond 0-ply in chunks."""
-    if plies == 0:
-        return choose_children(ev, kids, offsets, 0)
-    step = DEEP_CHUNK.get(plies, 1)
-    picks = []
-    for start in range(0, len(offsets) - 1, step):
-        stop = min(start + step, len(offsets) - 1)
-        part = offsets[start : stop + 1]
-        picks.append(part[0] + choose_children(ev, kids[part[0] : part[-1]], part - part[0], plies))
-    return np.concatenate(picks)
-
-
 def summarize(errors: np.ndarray, classes: np.ndarray) -> dict[str, dict[str, float | int]]:
     """Mean error per decision (mEMG) with its standard error and count, per class and overall."""
     out: dict[str, dict[str, float | int]] = {}
@@ -140,7 +125,7 @@ def bench_moves(ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRO
     """The evaluator's and gnubg 0-ply's mean move error against gnubg 2-ply, by class, with the paired difference."""
     moves = MoveErrorSet.load(data)
     kids = moves.child_boards()
-    ours = decision_errors(moves.equity2, moves.offsets, evaluator_choices(ev, kids, moves.offsets, plies))
+    ours = decision_errors(moves.equity2, moves.offsets, choose_children(ev, kids, moves.offsets, plies))
     gnubg0 = decision_errors(moves.equity2, moves.offsets, segment_argmax(moves.equity0, moves.offsets))
     diff = summarize(ours - gnubg0, moves.gnubg_class)
     return {

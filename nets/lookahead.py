@@ -24,9 +24,10 @@ ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 # gnubg's "Normal" move filter for 2-ply checker play: keep up to 8 moves within 0.16 at 0-ply.
 FILTER_KEEP = 8
 FILTER_MARGIN = 0.16
-# Boards expanded together at 2 plies or more: each grows to about 21 x 20 x 21 x 20 children at
-# 2-ply (about 1 kB each once encoded), so 128 boards take about 1 GB, where the 4,096 candidates
-# of 512 games in lockstep would take over 30 GB. Batches this size already keep the nets busy.
+# Boards expanded together at each ply of lookahead: a board grows to 21 rolls of about 20
+# children (about 1 kB each once encoded), so 128 boards take about 50 MB per ply, where the
+# 4,096 candidates of 512 games in lockstep once took over 30 GB at 2-ply. The batches still
+# hold some 50,000 children, enough to keep the nets busy.
 DEEP_CHUNK = 128
 
 
@@ -113,7 +114,7 @@ def expand_rolls(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int, chunk: int = DEEP_CHUNK) -> np.ndarray:
     """Probabilities (n, 5) at ``plies`` (0, 1, 2, ...) for each board's side on roll.
 
-    At 2 plies or more the boards are expanded ``chunk`` at a time, which bounds the memory.
+    Beyond 0-ply the boards are expanded ``chunk`` at a time, at every ply, which bounds the memory.
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
     if plies < 0:
@@ -122,7 +123,7 @@ def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int, chunk: in
         raise ValueError(f"chunk must be >= 1, got {chunk}")
     if plies == 0 or len(boards) == 0:
         return ev.evaluate_boards(boards)
-    if plies >= 2 and len(boards) > chunk:
+    if len(boards) > chunk:
         return np.concatenate(
             [evaluate_plies(ev, boards[lo : lo + chunk], plies, chunk) for lo in range(0, len(boards), chunk)]
         )

@@ -51,7 +51,7 @@ MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard_{:05d}.npz"
 # Phases a net evaluates when the bearoff databases are loaded, with the net that does.
 NET_OF_PHASE = {int(GamePhase.CONTACT): "contact", int(GamePhase.RACE): "race"}
-LABEL_CHUNK = 1024  # positions labelled per lookahead call: bounds the memory of the 21-roll expansion
+LABEL_CHUNK = 1024  # positions labelled per lookahead call: the progress bar's step (the lookahead bounds memory)
 GAME_ID_STRIDE = 1 << 32  # game ids: shard * stride + game number within the shard
 
 

@@ -13,7 +13,6 @@ from benchmarks.move_error import (
     MoveErrorSet,
     bench_moves,
     decision_errors,
-    evaluator_choices,
     summarize,
 )
 from benchmarks.train_speed import OTHER, profile_breakdown
@@ -21,6 +20,7 @@ from cli.main import main
 from engine.batch import children_batch
 from engine.ids import position_id_from_board
 from nets.evaluator import load_evaluator
+from nets.lookahead import choose_children
 
 SUBSET = Path(__file__).resolve().parents[1] / "fixtures" / "move_errors_subset.npz"
 
@@ -99,14 +99,14 @@ def spreads(moves: MoveErrorSet) -> np.ndarray:
 
 def test_an_oracle_has_no_error_and_its_opposite_loses_the_spread(subset: MoveErrorSet) -> None:
     kids = subset.child_boards()
-    best = evaluator_choices(TableEvaluator(subset, +1.0), kids, subset.offsets, 0)
+    best = choose_children(TableEvaluator(subset, +1.0), kids, subset.offsets, 0)
     assert (decision_errors(subset.equity2, subset.offsets, best) == 0).all()
-    worst = evaluator_choices(TableEvaluator(subset, -1.0), kids, subset.offsets, 0)
+    worst = choose_children(TableEvaluator(subset, -1.0), kids, subset.offsets, 0)
     assert decision_errors(subset.equity2, subset.offsets, worst) == pytest.approx(spreads(subset), abs=1e-9)
 
 
 def test_the_nets_errors_at_one_ply_lie_within_each_spread(subset: MoveErrorSet) -> None:
-    chosen = evaluator_choices(load_evaluator(), subset.child_boards(), subset.offsets, 1)
+    chosen = choose_children(load_evaluator(), subset.child_boards(), subset.offsets, 1)
     errors = decision_errors(subset.equity2, subset.offsets, chosen)
     assert ((errors >= 0) & (errors <= spreads(subset) + 1e-9)).all()
 
