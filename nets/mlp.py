@@ -8,13 +8,14 @@ weights files are the same whichever wrote them.
 The layers are numba loops rather than BLAS matrix products: they skip the inputs that are zero
 (about 84% of the encoded units, and the units a ReLU cut), which makes them about twice as fast
 as OpenBLAS here, and they run on numba's threads like the encoding, so no second thread pool
-spins against it for the two cores.
+spins against it for the two cores. A narrow layer (the five outputs) is a dot product per output
+instead, over contiguous weights, which is four times as fast as skipping zeros for it.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numba import njit, prange
@@ -119,6 +120,17 @@ def consistent_probabilities(logits: np.ndarray) -> np.ndarray:
     return out
 
 
+NARROW = 8  # layers with at most this many outputs use the dot-product kernel
+
+
+class DenseLayer(NamedTuple):
+    """One frozen layer: float32 read-only weights as (out, in) and transposed (in, out), and the bias."""
+
+    weight: np.ndarray
+    weight_t: np.ndarray
+    bias: np.ndarray
+
+
 @njit(cache=True, parallel=True, fastmath=True)
 def _dense(x: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
     """``x @ weight_t + bias`` (float32, ReLU applied if ``relu``), one row per thread, zero inputs skipped."""
@@ -140,10 +152,24 @@ def _dense(x: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, relu: bool) ->
     return out
 
 
-def frozen_layers(
-    tensors: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Read-only (weight transposed, bias) float32 pairs per layer from ``tensors`` named as ``shapes`` lists them.
+@njit(cache=True, parallel=True, fastmath=True)
+def _dense_narrow(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
+    """``x @ weight.T + bias`` (float32, ReLU applied if ``relu``) as one dot product per row and output."""
+    n, n_in = x.shape
+    n_out = weight.shape[0]
+    out = np.empty((n, n_out), np.float32)
+    for r in prange(n):
+        for j in range(n_out):
+            total = np.float32(0.0)
+            for k in range(n_in):
+                total += x[r, k] * weight[j, k]
+            total += bias[j]
+            out[r, j] = total if (total > 0.0 or not relu) else np.float32(0.0)
+    return out
+
+
+def frozen_layers(tensors: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]) -> list[DenseLayer]:
+    """Read-only float32 layers from ``tensors`` named as ``shapes`` lists them (weight, bias, weight, ...).
 
     Raises ValueError unless ``tensors`` holds exactly those float32 tensors with those shapes.
     """
@@ -154,19 +180,26 @@ def frozen_layers(
         if found.shape != shape or found.dtype != np.float32:
             raise ValueError(f"tensor {name} should be float32 {shape}, found {found.dtype} {found.shape}")
     names = list(shapes)
-    # Row k of w.T holds input k's weights, which is what the layer kernel walks.
+    # Row k of w.T holds input k's weights, which is what the zero-skipping kernel walks.
     return [
-        (_read_only(np.ascontiguousarray(tensors[w].T)), _read_only(tensors[b].copy()))
+        DenseLayer(
+            _read_only(np.array(tensors[w], order="C", copy=True)),
+            _read_only(np.ascontiguousarray(tensors[w].T)),
+            _read_only(tensors[b].copy()),
+        )
         for w, b in zip(names[::2], names[1::2], strict=True)
     ]
 
 
-def forward_layers(x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+def forward_layers(x: np.ndarray, layers: list[DenseLayer]) -> np.ndarray:
     """Float32 outputs of an MLP (ReLU between layers, none after the last) for float32 (n, n_inputs) inputs."""
     h = np.ascontiguousarray(x, np.float32)
     last = len(layers) - 1
-    for layer, (weight_t, bias) in enumerate(layers):
-        h = _dense(h, weight_t, bias, layer < last)
+    for index, layer in enumerate(layers):
+        if layer.weight.shape[0] <= NARROW:
+            h = _dense_narrow(h, layer.weight, layer.bias, index < last)
+        else:
+            h = _dense(h, layer.weight_t, layer.bias, index < last)
     return h
 
 
@@ -190,9 +223,9 @@ class FrozenNet:
     def tensors(self) -> dict[str, np.ndarray]:
         """Float32 weights and biases by name (:meth:`NetConfig.tensor_shapes`), as read-only views."""
         out = {}
-        for layer, (weight_t, bias) in enumerate(self._layers):
-            out[f"body.{2 * layer}.weight"] = weight_t.T
-            out[f"body.{2 * layer}.bias"] = bias
+        for index, layer in enumerate(self._layers):
+            out[f"body.{2 * index}.weight"] = layer.weight
+            out[f"body.{2 * index}.bias"] = layer.bias
         return out
 
 

@@ -124,9 +124,9 @@ class VolatilityNet:
         """Float32 weights by ``PHASE.body.K.weight`` / ``.bias`` name, as a file stores them."""
         out = {}
         for phase, layers in self._layers.items():
-            for k, (weight_t, bias) in enumerate(layers):
-                out[f"{phase}.body.{2 * k}.weight"] = weight_t.T
-                out[f"{phase}.body.{2 * k}.bias"] = bias
+            for k, layer in enumerate(layers):
+                out[f"{phase}.body.{2 * k}.weight"] = layer.weight
+                out[f"{phase}.body.{2 * k}.bias"] = layer.bias
         return out
 
     def to_bytes(self) -> bytes:
