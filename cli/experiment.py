@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "volnet: head-to-head games, even (default 100,000)",
     )
     p.add_argument(
-        "--games-deep", type=int_range(2), default=2_000, help="ladder: games of each 2-ply row (default 2,000)"
+        "--games-deep", type=int_range(2), default=1_024, help="ladder: games of each 2-ply row (default 1,024)"
     )
     p.add_argument(
         "--positions", type=int_range(1), default=100_000, help="volnet: labelled positions to train and test on"

@@ -164,7 +164,7 @@ def plot_ladder(result: dict[str, Any], path: Path) -> bool:
     rows = [r for r in result["rows"] if r.get("ppg") is not None]
     if not rows:
         return False
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    fig, ax = plt.subplots(figsize=(8.5, 0.45 * len(rows) + 1.2))
     ys = list(range(len(rows)))[::-1]
     ppg = [r["ppg"] for r in rows]
     err = [1.96 * (r["se"] or 0.0) for r in rows]
@@ -172,7 +172,7 @@ def plot_ladder(result: dict[str, Any], path: Path) -> bool:
     ax.barh(ys, ppg, xerr=err, color=colors, capsize=3)
     ax.set_yticks(ys, [f"{r['name']} ({r['games']:,})" for r in rows], fontsize=8)
     ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("points per game of the first-named player (95% interval); orange: cubeful")
+    ax.set_xlabel("points per game of the first-named player, 95% interval (orange: cubeful)")
     ax.set_title(f"strength ladder, seed {result['seed']}")
     save_png(plt, fig, path)
     return True
