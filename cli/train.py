@@ -57,6 +57,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"hidden widths of a new run (default {','.join(map(str, DEFAULT_HIDDEN))}); a resumed run keeps its own",
     )
+    p.add_argument(
+        "--start",
+        type=Path,
+        default=None,
+        metavar="WEIGHTS",
+        help="a new run starts from these nets (e.g. weights/default.jgw to train the shipped net on) "
+        "instead of random ones of --hidden; a resumed run keeps its own",
+    )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="seed of a new run (default 1)")
     p.add_argument("--exploration", type=float_range(0, 1), default=d.exploration, help="chance of a random move")
     p.add_argument("--no-bearoff", action="store_true", help="do not use the bearoff databases")
@@ -97,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         parallel_games=args.parallel,
         learning_rate=args.lr,
         hidden=args.hidden,
+        start=args.start,
         seed=args.seed,
         exploration=args.exploration,
         use_bearoff=not args.no_bearoff,

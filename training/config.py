@@ -20,6 +20,7 @@ class TrainConfig:
     parallel_games: int = 512  # games played in lockstep; one gradient step per move of all
     learning_rate: float = 1e-3
     hidden: tuple[int, ...] | None = None  # None: the run's own on resume, else DEFAULT_HIDDEN
+    start: Path | None = None  # a new run's initial nets (a weights file); None: random nets of ``hidden``
     seed: int | None = None  # None: the run's own on resume, else 1
     exploration: float = 0.0  # chance of a random legal move instead of the greedy one
     use_bearoff: bool = True  # exact database values as targets where they apply
@@ -36,5 +37,6 @@ class TrainConfig:
         d["cube"] = [spec.text for spec in self.cube] if self.cube is not None else None
         d["out"] = str(self.out)
         d["log"] = str(self.log) if self.log else None
+        d["start"] = str(self.start) if self.start is not None else None
         d["hidden"] = list(self.hidden) if self.hidden is not None else None
         return d

@@ -30,7 +30,7 @@ from engine.batch import children_batch, phases
 from engine.errors import InvalidWeights, JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
-from nets.evaluator import Evaluator
+from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
 from nets.model import PhaseNet, new_evaluator, torch_evaluator, torch_nets
@@ -70,16 +70,25 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     settings = cfg.to_json()
     asked_cube = settings["cube"]
     if not cfg.out.is_file():
-        hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
         seed = cfg.seed if cfg.seed is not None else 1
+        if cfg.start is not None:
+            if cfg.hidden is not None:
+                raise JumpgammonError(
+                    f"--hidden and --start {str(cfg.start)!r}: a run started from weights keeps their widths"
+                )
+            ev = torch_evaluator(load_evaluator(cfg.start, bearoff=False), cfg.device)
+            hidden = tuple(ev.nets["contact"].config.hidden)
+            origin = f"from {cfg.start}"
+        else:
+            hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
+            ev = new_evaluator(hidden, seed, cfg.device)
+            origin = f"nets {list(hidden)}"
         settings.update(hidden=list(hidden), seed=seed, cube=asked_cube or [])
-        ev = new_evaluator(hidden, seed, cfg.device)
         return (
             ev,
             RunState(),
             settings,
-            f"starting {cfg.out}: nets {list(hidden)}, seed {seed}, {_cube_words(settings['cube'])}, "
-            f"target {cfg.games:,} games",
+            f"starting {cfg.out}: {origin}, seed {seed}, {_cube_words(settings['cube'])}, target {cfg.games:,} games",
         )
     saved_ev, run = load_checkpoint(cfg.out)
     ev = torch_evaluator(saved_ev, cfg.device)
@@ -105,7 +114,13 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
         )
     if saved_cube and run.boards is not None and run.cube_games is None:
         raise InvalidWeights(f"{cfg.out}: a cubeful run without the cube state of its games")
-    settings.update(hidden=widths["contact"], seed=seed, cube=saved_cube)
+    saved_start = saved.get("start")
+    if cfg.start is not None and str(cfg.start) != saved_start:
+        raise JumpgammonError(
+            f"--start {str(cfg.start)!r} differs from the start of {cfg.out} ({saved_start or 'random nets'}); "
+            "a run keeps its initial nets"
+        )
+    settings.update(hidden=widths["contact"], seed=seed, cube=saved_cube, start=saved_start)
     changed = [
         f"{key} {saved[key]} -> {settings[key]}"
         for key in ("learning_rate", "exploration", "use_bearoff")

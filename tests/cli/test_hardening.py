@@ -190,6 +190,36 @@ def test_changed_architecture_or_seed_on_resume_is_an_error(capsys: pytest.Captu
     assert out.read_bytes() == saved
 
 
+def test_a_run_can_start_from_weights_and_keeps_them(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    start = DEFAULT_WEIGHTS  # a net that plays sensible, short games, unlike a random one that cannot learn at 1e-9
+    out = tmp_path / "run.jgw"
+    base = ["train", "--out", str(out), "--parallel", "8", "--no-bearoff", "--threads", "1"]
+    code, stdout, err = run_cli(capsys, *base, "--games", "8", "--start", str(start), "--lr", "1e-9", "--json")
+    assert code == 0 and err.splitlines()[0].startswith(f"starting {out}: from {start}")
+    began, trained = _tensors(start), _tensors(out)
+    for weight in ("contact.body.0.weight", "race.body.4.bias"):
+        assert trained[weight].shape == began[weight].shape
+        assert np.abs(trained[weight] - began[weight]).max() < 1e-5  # a learning rate of 1e-9 barely moves them
+    assert trained["contact.body.0.weight"].shape == (128, 220)
+    saved = out.read_bytes()
+    other = tmp_path / "other.jgw"
+    new_evaluator(hidden=(8,), seed=4).save(other)
+    for extra, needle in (
+        (["--start", str(other)], "--start"),  # a run keeps its initial nets
+        (["--start", str(start), "--hidden", "8"], "--hidden"),
+    ):
+        code, stdout, err = run_cli(capsys, *base, "--games", "16", *extra, "--json")
+        assert_clean_error(code, stdout, err, needle, as_json=True)
+    assert out.read_bytes() == saved
+    code, stdout, err = run_cli(capsys, *base, "--games", "16", "--start", str(start), "--lr", "1e-9", "--json")
+    assert code == 0 and err.splitlines()[0].startswith(f"resuming {out} at ")  # the same start: it resumes
+    fresh = tmp_path / "fresh.jgw"
+    missing = tmp_path / "missing.jgw"
+    code, stdout, err = run_cli(capsys, "train", "--out", str(fresh), "--start", str(missing), "--json")
+    assert_clean_error(code, stdout, err, str(missing), as_json=True)
+    assert not fresh.exists()
+
+
 def test_stray_temporary_files_are_cleaned_up(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "run.jgw"
     stray = tmp_path / "run.jgw.x1y2z3.tmp"
