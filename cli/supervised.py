@@ -78,6 +78,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.0,
         help="weight of the ranking loss on decision groups (equity differences between a roll's plays)",
     )
+    f.add_argument(
+        "--listwise",
+        type=float_range(0, 1, low_open=True),
+        default=None,
+        metavar="TEMPERATURE",
+        help="make the ranking loss listwise: the KL divergence of the net's choice distribution from the "
+        "labels' (softmax of equities over TEMPERATURE, e.g. 0.02), not squared equity differences",
+    )
     f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
     f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
     p.set_defaults(func=run)
@@ -128,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             patience=args.patience,
             validation=args.validation,
             ranking=args.ranking,
+            listwise=args.listwise,
             seed=args.seed,
             threads=args.threads,
         )

@@ -358,6 +358,7 @@ class FitConfig:
     patience: int = 3  # epochs without a better validation loss before stopping
     validation: float = 0.1  # share of the games held out
     ranking: float = 0.0  # weight of the decision groups' ranking loss (0: values only)
+    listwise: float | None = None  # the ranking loss's temperature (equity) if listwise; None: squared
     seed: int = 1
     threads: int = 1
 
@@ -376,6 +377,7 @@ class FitConfig:
             "patience": self.patience,
             "validation": self.validation,
             "ranking": self.ranking,
+            "listwise": self.listwise,
             "seed": self.seed,
             "threads": self.threads,
         }
@@ -527,22 +529,60 @@ def equity_of(probabilities: torch.Tensor) -> torch.Tensor:
     return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
 
 
-def ranking_loss(net: PhaseNet, x: torch.Tensor, y: torch.Tensor, groups: torch.Tensor) -> torch.Tensor:
-    """Per-group (n_groups,) squared error of the plays' equities relative to their group's mean.
+def ranking_loss(
+    net: PhaseNet, x: torch.Tensor, y: torch.Tensor, groups: torch.Tensor, temperature: float | None = None
+) -> torch.Tensor:
+    """Per-group (n_groups,) loss of the plays' equities against their targets', blind to the group's level.
 
-    Each play's error is its predicted equity minus its target's; the group's mean error is taken
-    out, so only the differences between the plays of one decision count: what move choice uses.
+    Squared (``temperature`` None): each play's error is its predicted equity minus its target's,
+    with the group's mean error taken out, so only the differences between the plays of one
+    decision count: what move choice uses. Listwise (a temperature, in equity): ``temperature``
+    times the KL divergence of the net's choice distribution from the targets', each a softmax of
+    the mover's equities (minus the resulting positions') over ``temperature``, so the plays near
+    the top weigh most and the plays nobody would choose hardly at all.
     """
     valid = groups >= 0
     rows = groups.clamp(min=0)
     flat = rows.reshape(-1)
-    error = (equity_of(net(x[flat])) - equity_of(y[flat])).reshape(groups.shape)
+    predicted = equity_of(net(x[flat])).reshape(groups.shape)
+    labelled = equity_of(y[flat]).reshape(groups.shape)
+    if temperature is not None:
+        # group rows are the opponent's positions: the mover prefers low equity
+        mask = torch.where(valid, 0.0, -torch.inf)
+        target = torch.softmax(-labelled / temperature + mask, dim=1)
+        log_choice = torch.log_softmax(-predicted / temperature + mask, dim=1)
+        log_target = torch.log(target.clamp(min=1e-12))
+        return temperature * torch.where(valid, target * (log_target - log_choice), 0.0).sum(dim=1)
+    error = predicted - labelled
     weight = valid.to(error.dtype)
     mean = (error * weight).sum(dim=1, keepdim=True) / weight.sum(dim=1, keepdim=True)
     return (((error - mean) ** 2) * weight).sum(dim=1)
 
 
-def _mean_losses(net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[float, float]:
+def choice_regret(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> float:
+    """Mean milli-equity the mover loses per decision group by playing the net's choice instead of the labels' best.
+
+    Group rows are the plays' resulting positions (opponent on roll), so the mover picks the lowest
+    equity; the loss is measured by the labels, as ``bench moves`` measures it by gnubg's 2-ply.
+    """
+    if len(groups) == 0:
+        return 0.0
+    valid = groups >= 0
+    rows = np.where(valid, groups, 0).reshape(-1)
+    with torch.inference_mode():
+        predicted = np.concatenate(
+            [equity_of(net(torch.from_numpy(x[rows[lo : lo + 8192]]))).numpy() for lo in range(0, len(rows), 8192)]
+        )
+    labelled = equity_of(torch.from_numpy(y[rows])).numpy()
+    predicted = np.where(valid, predicted.reshape(groups.shape), np.inf)
+    labelled = np.where(valid, labelled.reshape(groups.shape), np.inf)
+    chosen = labelled[np.arange(len(groups)), predicted.argmin(axis=1)]
+    return float(1000.0 * (chosen - labelled.min(axis=1)).mean())
+
+
+def _mean_losses(
+    net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray, groups: np.ndarray, temperature: float | None
+) -> tuple[float, float]:
     """Mean per-position loss and mean per-group ranking loss of ``net`` (0 where there are none)."""
     total = 0.0
     ranked = 0.0
@@ -552,7 +592,7 @@ def _mean_losses(net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray, groups
             total += float(loss(pred, torch.from_numpy(y[lo : lo + 8192])).sum())
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)
         for lo in range(0, len(groups), 2048):
-            ranked += float(ranking_loss(net, tx, ty, torch.from_numpy(groups[lo : lo + 2048])).sum())
+            ranked += float(ranking_loss(net, tx, ty, torch.from_numpy(groups[lo : lo + 2048]), temperature).sum())
     return total / max(len(x), 1), ranked / max(len(groups), 1)
 
 
@@ -570,8 +610,8 @@ def fit_net(
     use_groups = cfg.ranking > 0 and len(data.groups_train) > 0
 
     def record(epoch: int) -> dict[str, float]:
-        train, train_rank = _mean_losses(net, cfg.loss, data.x_train, data.y_train, data.groups_train)
-        val, val_rank = _mean_losses(net, cfg.loss, data.x_val, data.y_val, data.groups_val)
+        train, train_rank = _mean_losses(net, cfg.loss, data.x_train, data.y_train, data.groups_train, cfg.listwise)
+        val, val_rank = _mean_losses(net, cfg.loss, data.x_val, data.y_val, data.groups_val, cfg.listwise)
         return {
             "epoch": epoch,
             "train": train,
@@ -579,6 +619,7 @@ def fit_net(
             "validation_values": val,
             "validation_ranking": val_rank,
             "train_ranking": train_rank,
+            "validation_regret": choice_regret(net, data.x_val, data.y_val, data.groups_val),
         }
 
     history = [record(0)]
@@ -600,7 +641,8 @@ def fit_net(
                     group_order, group_at = rng.permutation(len(data.groups_train)), 0
                 chosen = data.groups_train[group_order[group_at : group_at + group_batch]]
                 group_at += group_batch
-                loss = loss + cfg.ranking * ranking_loss(net, x_all, y_all, torch.from_numpy(chosen)).mean()
+                ranked = ranking_loss(net, x_all, y_all, torch.from_numpy(chosen), cfg.listwise)
+                loss = loss + cfg.ranking * ranked.mean()
             optim.zero_grad()
             loss.backward()
             optim.step()
@@ -613,7 +655,7 @@ def fit_net(
             h = history[-1]
             print(
                 f"{name} epoch {epoch}: train {h['train']:.6f} validation {h['validation_values']:.6f} "
-                f"ranking {h['validation_ranking']:.6f}",
+                f"ranking {h['validation_ranking']:.6f} regret {h['validation_regret']:.2f} mEMG",
                 file=sys.stderr,
             )
         if val < best:

@@ -29,6 +29,7 @@ from training.supervised import (
     GenerateConfig,
     Loss,
     Shard,
+    choice_regret,
     equity_of,
     fit,
     generate,
@@ -162,6 +163,54 @@ def test_ranking_loss_ignores_a_shift_shared_by_a_group() -> None:
     loss = ranking_loss(net, x, shifted, groups).detach().numpy()
     assert loss[0] > 1e-3 and loss[1] < 1e-10
     np.testing.assert_allclose(equity_of(y).numpy(), cubeless_equity(y.double().numpy()), atol=1e-6)
+
+
+def _net_and_plays() -> tuple[object, object, object]:
+    import torch
+
+    from nets.model import PhaseNet
+
+    torch.manual_seed(0)
+    net = PhaseNet(NetConfig(N_INPUTS, (8,))).eval()
+    x = torch.rand(6, N_INPUTS)
+    with torch.no_grad():
+        y = net(x)
+    return net, x, y
+
+
+def test_listwise_ranking_loss_is_zero_at_the_targets_blind_to_a_shift_and_weighs_the_top() -> None:
+    import torch
+
+    net, x, y = _net_and_plays()
+    groups = torch.tensor([[0, 1, 2, -1], [3, 4, 5, -1]])
+    assert torch.allclose(ranking_loss(net, x, y, groups, 0.02), torch.zeros(2), atol=1e-7)  # type: ignore[arg-type]
+    shifted = y.clone()  # type: ignore[attr-defined]
+    shifted[:3, 0] += 0.05
+    np.testing.assert_allclose(ranking_loss(net, x, shifted, groups, 0.02).detach().numpy(), 0.0, atol=1e-6)  # type: ignore[arg-type]
+    equities = equity_of(y).numpy()  # type: ignore[arg-type]
+    best, worst = int(np.argmin(equities[:3])), int(np.argmax(equities[:3]))  # the mover prefers low equity
+    moved_best, moved_worst = y.clone(), y.clone()  # type: ignore[attr-defined]
+    moved_best[best, 0] += 0.05  # the chosen play's label gets worse: the choice changes
+    moved_worst[worst, 0] += 0.05  # a play nobody chooses gets worse still: hardly matters
+    loss_best = float(ranking_loss(net, x, moved_best, groups, 0.02)[0].detach())  # type: ignore[arg-type]
+    loss_worst = float(ranking_loss(net, x, moved_worst, groups, 0.02)[0].detach())  # type: ignore[arg-type]
+    assert loss_best > 10 * max(loss_worst, 1e-9) and loss_best > 1e-4
+
+
+def test_choice_regret_is_the_label_equity_lost_by_the_nets_choice() -> None:
+    import torch
+
+    net, x, y = _net_and_plays()
+    groups = np.array([[0, 1, 2, -1], [3, 4, 5, -1]])
+    assert choice_regret(net, x.numpy(), y.numpy(), groups) == pytest.approx(0.0, abs=1e-9)  # type: ignore[arg-type, attr-defined]
+    labels = y.numpy().copy()  # type: ignore[attr-defined]
+    equities = equity_of(torch.from_numpy(labels)).numpy()
+    chosen = int(np.argmin(equities[:3]))
+    labels[chosen, 0] += 0.05  # the net's choice in group 0 now gives the opponent 0.1 more equity
+    new = equity_of(torch.from_numpy(labels)).numpy()[:3]
+    expected = 1000 * (new[chosen] - new.min()) / 2  # the mean over two groups; group 1 loses nothing
+    assert choice_regret(net, x.numpy(), labels, groups) == pytest.approx(expected, rel=1e-5)  # type: ignore[arg-type, attr-defined]
+    assert expected > 0
 
 
 def test_a_net_that_cannot_finish_a_game_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -302,7 +351,15 @@ def test_fit_with_a_ranking_term_reports_it(tmp_path: Path) -> None:
     result = fit(FitConfig(data=(folder,), out=out, max_epochs=2, ranking=1.0, validation=0.3), progress=False)
     first = result.nets["contact"]["history"][0]
     assert first["validation"] == pytest.approx(first["validation_values"] + first["validation_ranking"])
-    assert first["validation_ranking"] > 0
+    assert first["validation_ranking"] > 0 and first["validation_regret"] >= 0
+    listwise = fit(
+        FitConfig(
+            data=(folder,), out=tmp_path / "listwise.jgw", max_epochs=1, ranking=1.0, listwise=0.02, validation=0.3
+        ),
+        progress=False,
+    )
+    ranked = listwise.nets["contact"]["history"][0]["validation_ranking"]
+    assert ranked > 0 and ranked != pytest.approx(first["validation_ranking"])  # the other loss was measured
 
 
 def test_fit_of_the_race_net_alone_leaves_the_contact_net_as_it_was(tmp_path: Path, data: Path) -> None:
