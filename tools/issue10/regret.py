@@ -1,0 +1,40 @@
+"""Choice regret of weight files on the training and validation decision groups of pooled data folders.
+
+usage: python -m tools.issue10.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]
+
+The split is the fit's own (seed 1, 10% of the games held out), so a candidate fitted with these
+folders listed first is measured on the groups it was and was not trained on. Regret is the label
+equity (milli-equity per group) lost by playing the net's choice instead of the labels' best.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from nets.evaluator import load_evaluator
+from nets.model import torch_evaluator
+from training.supervised import choice_regret, load_phase_data
+
+
+def main(argv: list[str]) -> int:
+    """Print one line per weights file: each net's training and validation regret; returns the exit code."""
+    if len(argv) < 2:
+        print("usage: python -m tools.issue10.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]", file=sys.stderr)
+        return 2
+    data, _ = load_phase_data(tuple(Path(p) for p in argv[0].split(",")), 0.1, 1)
+    for weights in argv[1:]:
+        ev = torch_evaluator(load_evaluator(weights, bearoff=False))
+        parts = []
+        for name, d in data.items():
+            net = ev.nets[name]
+            train = choice_regret(net, d.x_train, d.y_train, d.groups_train)  # type: ignore[arg-type]
+            val = choice_regret(net, d.x_val, d.y_val, d.groups_val)  # type: ignore[arg-type]
+            groups = f"({len(d.groups_train)} and {len(d.groups_val)} groups)"
+            parts.append(f"{name}: train {train:.2f}, validation {val:.2f} {groups}")
+        print(weights, " | ".join(parts), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
