@@ -776,6 +776,7 @@ CUBE_SPECS = ["none", "dead", "live", "janowski:0.7", "janowski:0.6,0.7", "janow
 GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--plies": st.sampled_from(["0", "1", "2"]),
     "--weights": st.sampled_from(WEIGHT_FILES),
+    "--start": st.sampled_from(WEIGHT_FILES),
     "--dice": st.integers(0, 7).map(str),
     "--device": st.sampled_from(["cpu", "cuda", "cuda:0", "cuda:x", "gpu", "cpu:0"]),
     "--W": st.floats(1, 3).map(str),
