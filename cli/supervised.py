@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="chance per position of keeping its roll's close plays (up to 8 within 0.16) as a decision group",
     )
     g.add_argument(
+        "--group-plays",
+        type=int_range(2, 8),
+        default=8,
+        help="a decision group's plays: at most the best N at 0-ply of those kept (fewer: more groups per label)",
+    )
+    g.add_argument(
         "--candidates",
         type=int_range(0, 100),
         default=0,
@@ -113,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             candidates=args.candidates,
             decisions=args.decisions,
+            group_plays=args.group_plays,
         )
         result = generate(gen, progress=True).to_json()
         text = (

@@ -56,14 +56,14 @@ def best_children(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray) -> n
     return kids[segment_argmax(mover_equity, offsets)]
 
 
-def filtered_candidates(equity: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Indices of the children gnubg's Normal filter keeps: per segment the best 8 within 0.16 of the best."""
+def filtered_candidates(equity: np.ndarray, offsets: np.ndarray, keep: int = FILTER_KEEP) -> np.ndarray:
+    """Indices of the children gnubg's Normal filter keeps: per segment the best ``keep`` within 0.16 of the best."""
     seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
     order = np.lexsort((-equity, seg))  # segments in order, best first inside each
     rank = np.arange(len(order)) - offsets[seg[order]]
     best = equity[order[offsets[:-1]]]
-    keep = (rank < FILTER_KEEP) & (equity[order] >= best[seg[order]] - FILTER_MARGIN)
-    return np.sort(order[keep])
+    kept = (rank < keep) & (equity[order] >= best[seg[order]] - FILTER_MARGIN)
+    return np.sort(order[kept])
 
 
 def best_children_plies(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray, plies: int) -> np.ndarray:

@@ -40,7 +40,7 @@ from engine.errors import JumpgammonError
 from engine.position import GamePhase, Position
 from nets.encoding import encode
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
-from nets.lookahead import evaluate_plies, filtered_candidates, segment_argmax
+from nets.lookahead import FILTER_KEEP, evaluate_plies, filtered_candidates, segment_argmax
 from nets.mlp import OUTPUTS, NetConfig, cubeless_equity, layer_shapes
 from nets.model import PhaseNet, torch_net
 from nets.weights import remove_stale_temporaries, write_atomic
@@ -84,6 +84,8 @@ class GenerateConfig:
     # chance per position met of keeping its roll's close plays as a decision group (gnubg's Normal filter:
     # up to 8 within 0.16 at 0-ply), which the fit's ranking term compares among themselves
     decisions: float = 0.0
+    # a decision group's plays: the best this many at 0-ply of those the filter keeps (fewer: more groups per label)
+    group_plays: int = FILTER_KEEP
 
     def identity(self, weights_digest: str) -> dict[str, Any]:
         """The settings that define the data (the manifest's record): all but the folder and the target size."""
@@ -142,6 +144,7 @@ def play_positions(
     rng: np.random.Generator,
     candidates: int = 0,
     decisions: float = 0.0,
+    group_plays: int = FILTER_KEEP,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` 0-ply self-play games (``parallel`` at a time); kept positions, their games and groups.
 
@@ -151,7 +154,8 @@ def play_positions(
     ``candidates + 1``-th at 0-ply for its roll (the opponent on roll), the plays a move choice
     weighs against the one played. With ``decisions`` > 0, each position's roll is, with that
     chance, kept as a decision group: the children gnubg's Normal filter keeps at 0-ply (up to 8
-    within 0.16 of the best), numbered by group in the third array (-1 for rows of no group).
+    within 0.16 of the best; at most ``group_plays``), numbered by group in the third array (-1 for
+    rows of no group).
     Games in flight when the target is reached play on to their
     end, so late positions are not under-represented. Raises JumpgammonError when a game passes
     ``MAX_PLIES`` moves (a net that cannot finish).
@@ -192,7 +196,7 @@ def play_positions(
             kept_groups.append(np.full(len(runners), -1, np.int64))
         if decisions > 0:
             grouped = rng.random(len(boards)) < decisions
-            close = filtered_candidates(mover_equity, offsets)
+            close = filtered_candidates(mover_equity, offsets, group_plays)
             owner = np.searchsorted(offsets, close, side="right") - 1
             sizes = np.bincount(owner, minlength=len(boards))
             close = close[grouped[owner] & (sizes[owner] >= 2)]
@@ -244,6 +248,7 @@ def make_shard(ev: Evaluator, cfg: GenerateConfig, index: int, progress: bool = 
         rng,
         cfg.candidates,
         cfg.decisions,
+        cfg.group_plays,
     )
     ph = phases(boards)
     net_phase = np.isin(ph, list(NET_OF_PHASE))

@@ -128,6 +128,18 @@ def test_decision_groups_hold_the_close_plays_of_one_roll(shipped: Evaluator) ->
         assert equity.max() - equity.min() <= 0.16 + 1e-9
 
 
+def test_group_plays_keeps_the_best_plays_of_each_group(shipped: Evaluator) -> None:
+    full = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(6), decisions=0.5)
+    capped = play_positions(shipped, 2, 2, (0.3, 0.3), 0.0, np.random.default_rng(6), decisions=0.5, group_plays=3)
+    full_ids, capped_ids = np.unique(full[2][full[2] >= 0]), np.unique(capped[2][capped[2] >= 0])
+    assert len(full_ids) == len(capped_ids) > 0  # the same games and groups: only the plays are thinned
+    for g in full_ids:
+        members, kept = full[0][full[2] == g], capped[0][capped[2] == g]
+        equity = cubeless_equity(shipped.evaluate_boards(members))  # the mover's best is the lowest
+        best3 = {m.tobytes() for m in members[np.argsort(equity, kind="stable")[:3]]}
+        assert len(kept) == min(3, len(members)) and {m.tobytes() for m in kept} == best3
+
+
 @pytest.mark.parametrize(
     ("ids", "expected"),
     [
