@@ -564,14 +564,14 @@ def ranking_loss(
     return (((error - mean) ** 2) * weight).sum(dim=1)
 
 
-def choice_regret(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> float:
-    """Mean milli-equity the mover loses per decision group by playing the net's choice instead of the labels' best.
+def choice_regrets(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Milli-equity (n_groups,) the mover loses in each group by playing the net's choice, not the labels' best.
 
     Group rows are the plays' resulting positions (opponent on roll), so the mover picks the lowest
     equity; the loss is measured by the labels, as ``bench moves`` measures it by gnubg's 2-ply.
     """
     if len(groups) == 0:
-        return 0.0
+        return np.zeros(0)
     valid = groups >= 0
     rows = np.where(valid, groups, 0).reshape(-1)
     with torch.inference_mode():
@@ -582,7 +582,13 @@ def choice_regret(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarra
     predicted = np.where(valid, predicted.reshape(groups.shape), np.inf)
     labelled = np.where(valid, labelled.reshape(groups.shape), np.inf)
     chosen = labelled[np.arange(len(groups)), predicted.argmin(axis=1)]
-    return float(1000.0 * (chosen - labelled.min(axis=1)).mean())
+    return 1000.0 * (chosen - labelled.min(axis=1)).astype(np.float64)
+
+
+def choice_regret(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> float:
+    """Mean of :func:`choice_regrets` over the groups (0 for none): the mover's milli-equity lost per decision."""
+    regrets = choice_regrets(net, x, y, groups)
+    return float(regrets.mean()) if len(regrets) else 0.0
 
 
 def _mean_losses(

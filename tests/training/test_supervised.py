@@ -30,6 +30,7 @@ from training.supervised import (
     Loss,
     Shard,
     choice_regret,
+    choice_regrets,
     equity_of,
     fit,
     generate,
@@ -222,6 +223,8 @@ def test_choice_regret_is_the_label_equity_lost_by_the_nets_choice() -> None:
     new = equity_of(torch.from_numpy(labels)).numpy()[:3]
     expected = 1000 * (new[chosen] - new.min()) / 2  # the mean over two groups; group 1 loses nothing
     assert choice_regret(net, x.numpy(), labels, groups) == pytest.approx(expected, rel=1e-5)  # type: ignore[arg-type, attr-defined]
+    per_group = choice_regrets(net, x.numpy(), labels, groups)  # type: ignore[arg-type, attr-defined]
+    assert per_group.tolist() == pytest.approx([2 * expected, 0.0], rel=1e-5, abs=1e-9)
     assert expected > 0
 
 
