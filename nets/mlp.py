@@ -131,24 +131,84 @@ class DenseLayer(NamedTuple):
     bias: np.ndarray
 
 
+ROW_BLOCK = 64  # rows per parallel task: scratch buffers are allocated once per block, not per row
+UNROLL = 4  # non-zero inputs folded into each pass over a weight row's outputs
+
+
+@njit(cache=True, inline="always", fastmath=True)
+def _sparse_affine(
+    x_row: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, acc: np.ndarray, idx: np.ndarray, val: np.ndarray
+) -> None:
+    """Write ``x_row @ weight_t + bias`` into ``acc``, walking only the non-zero inputs.
+
+    The non-zeros are first gathered into ``idx``/``val`` without branches (the sign pattern of a
+    hidden layer is unpredictable), then applied ``UNROLL`` at a time so each pass over ``acc``
+    does several multiply-adds per load and store. ``idx``/``val`` need ``len(x_row) + UNROLL`` slots.
+    """
+    m = 0
+    for k in range(x_row.shape[0]):
+        v = x_row[k]
+        idx[m] = k
+        val[m] = v
+        m += v != 0.0
+    for q in range(m, m + UNROLL):  # pad with zero weights so the unrolled loop needs no tail
+        idx[q] = 0
+        val[q] = 0.0
+    for j in range(acc.shape[0]):
+        acc[j] = bias[j]
+    for q in range(0, m, UNROLL):
+        k0, k1, k2, k3 = idx[q], idx[q + 1], idx[q + 2], idx[q + 3]
+        v0, v1, v2, v3 = val[q], val[q + 1], val[q + 2], val[q + 3]
+        for j in range(acc.shape[0]):
+            acc[j] += v0 * weight_t[k0, j] + v1 * weight_t[k1, j] + v2 * weight_t[k2, j] + v3 * weight_t[k3, j]
+
+
 @njit(cache=True, parallel=True, fastmath=True)
 def _dense(x: np.ndarray, weight_t: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
-    """``x @ weight_t + bias`` (float32, ReLU applied if ``relu``), one row per thread, zero inputs skipped."""
+    """``x @ weight_t + bias`` (float32, ReLU applied if ``relu``), zero inputs skipped."""
     n, n_in = x.shape
     n_out = weight_t.shape[1]
     out = np.empty((n, n_out), np.float32)
-    for r in prange(n):
-        row = out[r]
-        row[:] = bias
-        for k in range(n_in):
-            v = x[r, k]
-            if v != 0.0:
-                for j in range(n_out):
-                    row[j] += v * weight_t[k, j]
-        if relu:
+    for block in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        acc = np.empty(n_out, np.float32)
+        idx = np.empty(n_in + UNROLL, np.int64)
+        val = np.empty(n_in + UNROLL, np.float32)
+        for r in range(block * ROW_BLOCK, min(n, (block + 1) * ROW_BLOCK)):
+            _sparse_affine(x[r], weight_t, bias, acc, idx, val)
             for j in range(n_out):
-                if row[j] < 0.0:
-                    row[j] = 0.0
+                out[r, j] = max(acc[j], np.float32(0.0)) if relu else acc[j]
+    return out
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def _two_hidden(
+    x: np.ndarray, w0_t: np.ndarray, b0: np.ndarray, w1_t: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray
+) -> np.ndarray:
+    """Outputs (float32, no activation) of an input -> ReLU -> ReLU -> linear MLP, one fused pass per row.
+
+    Fusing keeps both hidden layers in per-thread scratch instead of writing them out as
+    (n, width) arrays, and skips the zeros of each layer's input.
+    """
+    n, n_in = x.shape
+    h0, h1, n_out = w0_t.shape[1], w1_t.shape[1], w2.shape[0]
+    out = np.empty((n, n_out), np.float32)
+    for block in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        a0 = np.empty(h0, np.float32)
+        a1 = np.empty(h1, np.float32)
+        idx = np.empty(max(n_in, h0) + UNROLL, np.int64)
+        val = np.empty(max(n_in, h0) + UNROLL, np.float32)
+        for r in range(block * ROW_BLOCK, min(n, (block + 1) * ROW_BLOCK)):
+            _sparse_affine(x[r], w0_t, b0, a0, idx, val)
+            for j in range(h0):
+                a0[j] = max(a0[j], np.float32(0.0))
+            _sparse_affine(a0, w1_t, b1, a1, idx, val)
+            for j in range(h1):
+                a1[j] = max(a1[j], np.float32(0.0))
+            for o in range(n_out):
+                total = b2[o]
+                for j in range(h1):
+                    total += a1[j] * w2[o, j]
+                out[r, o] = total
     return out
 
 
@@ -194,6 +254,9 @@ def frozen_layers(tensors: dict[str, np.ndarray], shapes: dict[str, tuple[int, .
 def forward_layers(x: np.ndarray, layers: list[DenseLayer]) -> np.ndarray:
     """Float32 outputs of an MLP (ReLU between layers, none after the last) for float32 (n, n_inputs) inputs."""
     h = np.ascontiguousarray(x, np.float32)
+    if len(layers) == 3 and layers[2].weight.shape[0] <= NARROW:
+        first, second, third = layers
+        return _two_hidden(h, first.weight_t, first.bias, second.weight_t, second.bias, third.weight, third.bias)
     last = len(layers) - 1
     for index, layer in enumerate(layers):
         if layer.weight.shape[0] <= NARROW:
