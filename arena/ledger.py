@@ -1,11 +1,13 @@
 """A tournament's ledger: finished blocks on disk, one JSON line each, so a long run resumes where it stopped.
 
 The first line records what the tournament is (players, cube specs, seed, rules, block size); a
-ledger is only ever continued by the same tournament. The number of games is not part of that
-identity: pair ``k`` is the same two games in a tournament of any length, so a ledger of 20,000
-games is continued by the same command with ``--games 100000`` (and a shorter run uses the blocks
-it needs from a longer one). Each finished block is appended
-and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
+ledger is only ever continued by the same tournament. A net player is recorded by the digest of
+its weights (``nets``), not by the file's name: ``net@0`` is a different player once another net
+is promoted, and ``net:FILE@0`` the same player as ``net@0`` when FILE holds the shipped net.
+The number of games is not part of that identity: pair ``k`` is the same two games in a
+tournament of any length, so a ledger of 20,000 games is continued by the same command with
+``--games 100000`` (and a shorter run uses the blocks it needs from a longer one). Each finished
+block is appended and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
 a last line cut short by the kill is ignored. Blocks are played from their own dice, so the
 blocks a resumed run adds are exactly those an uninterrupted run would have played.
 
@@ -27,6 +29,7 @@ import numpy as np
 from arena.games import BlockResult
 from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
+from players.specs import checker_identity
 
 Block = BlockResult | MatchBlockResult
 
@@ -37,9 +40,12 @@ def _arrays(kind: type[BlockResult] | type[MatchBlockResult]) -> list[str]:
 
 def describe(cfg: Any) -> dict[str, Any]:
     """The JSON identity of a tournament config (what must match to continue its ledger)."""
+    spec_a, net_a = checker_identity(cfg.a.spec)
+    spec_b, net_b = checker_identity(cfg.b.spec)
     identity = {
-        "a": [cfg.a.spec, cfg.a.cube],
-        "b": [cfg.b.spec, cfg.b.cube],
+        "a": [spec_a, cfg.a.cube],
+        "b": [spec_b, cfg.b.cube],
+        "nets": {"a": net_a, "b": net_b},
         "seed": cfg.seed,
         "rules": asdict(cfg.rules),
         "block_pairs": cfg.block_pairs,
@@ -75,7 +81,19 @@ def load(path: Path, cfg: Any) -> list[Block]:
         header = None
     if isinstance(header, dict) and isinstance(header.get("tournament"), dict):
         header["tournament"].pop("games", None)  # ledgers written before the length left the identity
-    if header != {"tournament": describe(cfg)}:
+    expected = describe(cfg)
+    if header != {"tournament": expected}:
+        found = header.get("tournament") if isinstance(header, dict) else None
+        if isinstance(found, dict) and "nets" not in found:
+            raise InvalidSpec(
+                f"--checkpoint {str(path)!r} records no digests of its nets (written before ledgers did): "
+                "start a new ledger"
+            )
+        if isinstance(found, dict) and found.get("nets") != expected["nets"]:
+            raise InvalidSpec(
+                f"--checkpoint {str(path)!r} was played with other nets ({found.get('nets')}, these are "
+                f"{expected['nets']}): start a new ledger, or play the net it names with net:WEIGHTS@PLY"
+            )
         raise InvalidSpec(f"--checkpoint {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []
     for k, line in enumerate(lines[1:], start=1):

@@ -12,7 +12,8 @@ from benchmarks.experiments.local import run_local
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from benchmarks.experiments.volnet import run_volnet
-from cli.common import add_json_argument, float_range, int_range
+from cli.common import add_json_argument, existing_file, float_range, int_range
+from players.specs import net_spec
 
 EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet")
 DEFAULT_OUT = Path("benchmarks/results/experiments")
@@ -65,6 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the ladder's result); default all"
         ),
     )
+    p.add_argument(
+        "--weights",
+        type=existing_file,
+        default=None,
+        help="the net every experiment plays with (default the shipped net); ledgers and data of another net "
+        "are refused",
+    )
     p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
     add_json_argument(p)
@@ -86,7 +94,12 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {str(args.out)!r} is not a folder")
     settings = SweepSettings(
-        seed=args.seed, se_target=args.se, min_games=args.min_games, max_games=args.max_games, workers=args.workers
+        seed=args.seed,
+        se_target=args.se,
+        min_games=args.min_games,
+        max_games=args.max_games,
+        workers=args.workers,
+        checker=net_spec(0, args.weights),
     )
     folder = args.out / args.name
     if args.name == "volnet":
@@ -106,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             only=args.curves,
             play=not args.report,
             progress=not args.json,
+            weights=args.weights,
         )
         if args.json:
             print(json.dumps(ladder))
@@ -118,7 +132,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.name == "remote":
         remote = run_remote(
-            folder, args.games if args.games is not None else 100_000, args.seed, progress=not args.json
+            folder,
+            args.games if args.games is not None else 100_000,
+            args.seed,
+            progress=not args.json,
+            weights=args.weights,
         )
         if args.json:
             print(json.dumps(remote))
@@ -161,7 +179,14 @@ def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
     if args.games % 2:
         raise ValueError(f"--games {args.games}: the head-to-head plays mirrored pairs, give an even number")
     result = run_volnet(
-        folder, args.positions, args.games, args.seed, args.workers, play=not args.report, progress=not args.json
+        folder,
+        args.positions,
+        args.games,
+        args.seed,
+        args.workers,
+        play=not args.report,
+        progress=not args.json,
+        weights=args.weights,
     )
     if args.json:
         print(json.dumps(result))

@@ -13,6 +13,7 @@ memory than the file itself holds.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -111,6 +112,11 @@ def decode_weights(data: bytes, source: str = "<bytes>") -> tuple[dict[str, Any]
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed in a weights header")
+
+
+def weights_digest(path: str | Path) -> str:
+    """``"sha256:"`` and the first 16 hex digits of the SHA-256 of the file's bytes (OSError if unreadable)."""
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:

@@ -7,12 +7,14 @@ from pathlib import Path
 from cube.met import MatchEquityTable
 from engine.errors import InvalidSpec
 from nets.evaluator import Evaluator, load_evaluator
+from nets.weights import weights_digest
 from players.base import Player
 from players.cube import parse_cube_spec
 from players.match_cube import MatchCubeSpec, parse_match_cube_spec
 from players.net import NetPlayer
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
+from weights import DEFAULT_WEIGHTS
 
 PLAYER_SPECS = "net[:WEIGHTS]@PLY, pubeval, random[:SEED], gnubg@PLY"
 MAX_PLIES = 2
@@ -30,6 +32,32 @@ def same_checker_play(a: str, b: str) -> bool:
     Net players move deterministically by cubeless equity whatever their cube strategy.
     """
     return isinstance(a, str) and isinstance(b, str) and a.strip() == b.strip() and a.strip().startswith("net")
+
+
+def net_spec(plies: int, weights: str | Path | None = None) -> str:
+    """The spec of a net player at ``plies``: ``net@PLY`` for the shipped net, else ``net:WEIGHTS@PLY``."""
+    return f"net@{plies}" if weights is None else f"net:{weights}@{plies}"
+
+
+def checker_identity(spec: str) -> tuple[str, str | None]:
+    """``(spec, digest)`` naming what plays a spec's checkers by content rather than by file name.
+
+    A net spec (``net@PLY`` or ``net:WEIGHTS@PLY``) becomes ``net@PLY`` with the SHA-256 digest of
+    the weights it plays, so a ledger played with one net is never continued, or reprinted, with
+    another, even under the same spec; any other spec comes back stripped, with digest None.
+    Raises InvalidSpec for a net whose weights file cannot be read.
+    """
+    text = spec.strip()
+    body, at, ply_text = text.rpartition("@")
+    kind, colon, weights = body.partition(":")
+    if not at or kind != "net":
+        return text, None
+    path = Path(weights) if colon else DEFAULT_WEIGHTS
+    try:
+        digest = weights_digest(path)
+    except OSError as error:
+        raise InvalidSpec(f"player spec {spec!r}: cannot read weights {str(path)!r} ({error.strerror})") from None
+    return f"net@{ply_text}", digest
 
 
 def make_player(

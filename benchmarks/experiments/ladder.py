@@ -25,6 +25,7 @@ from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.tournament import BLOCK_PAIRS, pair_points_of, pair_statistics, run_tournament
 from benchmarks.experiments.plots import pyplot, save_png
 from nets.weights import write_atomic
+from players.specs import net_spec
 
 NET_CUBE = "janowski:0.7"
 # Pairs per checkpointed block in the 2-ply rows: 64 games, a few minutes on one core, so a
@@ -48,16 +49,17 @@ class Rung:
         return any(p.spec.startswith("gnubg") for p in (self.a, self.b))
 
 
-def _rungs() -> tuple[Rung, ...]:
+def _rungs(weights: Path | None = None) -> tuple[Rung, ...]:
+    """The ladder's rows, the net played from ``weights`` (default the shipped net); row names say ``net@PLY``."""
     rows = []
     for plies in (0, 2):
-        net = f"net@{plies}"
+        row, net = f"net@{plies}", net_spec(plies, weights)
         deep = plies > 0
         rows += [
-            Rung(f"{net}-pubeval", PlayerSpec(net), PlayerSpec("pubeval"), False, deep),
-            Rung(f"{net}-pubeval-cubeful", PlayerSpec(net, NET_CUBE), PlayerSpec("pubeval", "none"), True, deep),
-            Rung(f"{net}-gnubg0", PlayerSpec(net), PlayerSpec("gnubg@0"), False, deep),
-            Rung(f"{net}-gnubg0-cubeful", PlayerSpec(net, NET_CUBE), PlayerSpec("gnubg@0", "gnubg"), True, deep),
+            Rung(f"{row}-pubeval", PlayerSpec(net), PlayerSpec("pubeval"), False, deep),
+            Rung(f"{row}-pubeval-cubeful", PlayerSpec(net, NET_CUBE), PlayerSpec("pubeval", "none"), True, deep),
+            Rung(f"{row}-gnubg0", PlayerSpec(net), PlayerSpec("gnubg@0"), False, deep),
+            Rung(f"{row}-gnubg0-cubeful", PlayerSpec(net, NET_CUBE), PlayerSpec("gnubg@0", "gnubg"), True, deep),
         ]
     rows.append(Rung("gnubg0-pubeval", PlayerSpec("gnubg@0"), PlayerSpec("pubeval"), False))
     return tuple(rows)
@@ -111,8 +113,11 @@ def run_ladder(
     only: tuple[str, ...] = (),
     play: bool = True,
     progress: bool = True,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
     """Play the rows named in ``only`` (all by default) to their game targets, resuming their ledgers.
+
+    The net plays from ``weights`` (default the shipped net); a ledger played by another net is refused.
 
     Returns (and writes as result.json) every row of the ladder: each row's ``ppg`` and ``se`` are
     A's points per game against B with the standard error over mirrored pairs; rows not played
@@ -122,7 +127,7 @@ def run_ladder(
     gnubg_installed = importlib.util.find_spec("gnubg") is not None
     rows = []
     chosen = {r.name for r in select_rungs(only)}
-    for rung in RUNGS:
+    for rung in _rungs(weights):
         path = out / f"{rung.name}.ledger.jsonl"
         target = games_deep if rung.deep else games
         row: dict[str, Any] = {

@@ -27,6 +27,7 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.provenance import claim_folder
 from cube import STATISTICAL_SCALE, implied_cube_life, win_loss_values
 from engine.batch import phases
 from engine.position import GamePhase, Position
@@ -220,10 +221,14 @@ def analyse(t: Trajectories, evaluator: Evaluator, seed: int) -> dict[str, Any]:
     return result
 
 
-def run_remote(out: Path, games: int, seed: int, progress: bool = True) -> dict[str, Any]:
-    """Play the self-play set (batches kept in ``out/batches``, so a rerun resumes), analyse, write result.json."""
+def run_remote(out: Path, games: int, seed: int, progress: bool = True, weights: Path | None = None) -> dict[str, Any]:
+    """Play the self-play set (batches kept in ``out/batches``, so a rerun resumes), analyse, write result.json.
+
+    The net is ``weights``' (default the shipped net).
+    """
     out.mkdir(parents=True, exist_ok=True)
-    evaluator = load_evaluator()
+    claim_folder(out, weights)
+    evaluator = load_evaluator(weights)
     t = play_selfplay(evaluator, games, seed, out / "batches", progress=progress)
     result = analyse(t, evaluator, seed)
     result.update({"seed": seed, "command": f"jumpgammon experiment remote --games {games} --seed {seed}"})

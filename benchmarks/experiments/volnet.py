@@ -28,6 +28,7 @@ import numpy as np
 from arena import BlockResult, PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
 from arena.tournament import summarise
 from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.provenance import claim_folder
 from benchmarks.experiments.volnet_data import GAMES_PER_BATCH, SAMPLE_RATE, VolatilityData, generate
 from cube.states import CubeState
 from cube.volatility import local_volatility
@@ -38,6 +39,7 @@ from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import VOLNET_TARGET, VolatilityNet, load_volatility_net, phase_routes, volnet_inputs
 from nets.weights import write_atomic
 from players.cube import DEFAULT_REMOTE_ALPHA, GATE_ALPHAS, parse_cube_spec
+from players.specs import net_spec
 
 TEST_SHARE = 0.2  # games of the training batches held out for the test (later batches are all test)
 NET_FILE = "volnet.jgw"
@@ -164,11 +166,15 @@ def measure_speed(evaluator: Evaluator, net: VolatilityNet, boards: np.ndarray) 
     }
 
 
-def head_to_head_config(net_path: Path, games: int, seed: int) -> TournamentConfig:
-    """jump-net (A, volatility from ``net_path``) against jump-local (B), both the shipped net at 0-ply, cubeful."""
+def head_to_head_config(net_path: Path, games: int, seed: int, weights: Path | None = None) -> TournamentConfig:
+    """jump-net (A, volatility from ``net_path``) against jump-local (B), both ``weights``' net at 0-ply, cubeful.
+
+    ``weights`` defaults to the shipped net.
+    """
+    checker = net_spec(0, weights)
     return TournamentConfig(
-        PlayerSpec("net@0", f"jump-net:{DEFAULT_REMOTE_ALPHA}:{net_path}"),
-        PlayerSpec("net@0", REFERENCE_CUBE),
+        PlayerSpec(checker, f"jump-net:{DEFAULT_REMOTE_ALPHA}:{net_path}"),
+        PlayerSpec(checker, REFERENCE_CUBE),
         games=games,
         seed=seed,
         rules=Rules(cubeful=True),
@@ -176,10 +182,17 @@ def head_to_head_config(net_path: Path, games: int, seed: int) -> TournamentConf
 
 
 def head_to_head(
-    net_path: Path, ledger_path: Path, games: int, seed: int, workers: int, play: bool, progress: bool
+    net_path: Path,
+    ledger_path: Path,
+    games: int,
+    seed: int,
+    workers: int,
+    play: bool,
+    progress: bool,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
     """Play (or, without ``play``, only read) the head-to-head up to ``games``; its result from jump-net's view."""
-    cfg = head_to_head_config(net_path, games, seed)
+    cfg = head_to_head_config(net_path, games, seed, weights)
     if play:
         result, _ = run_tournament(cfg, workers=workers, progress=progress, checkpoint=ledger_path)
         return result.to_json()
@@ -199,15 +212,23 @@ def file_hash(path: Path) -> str:
 
 
 def run_volnet(
-    out: Path, positions: int, games: int, seed: int, workers: int = 1, play: bool = True, progress: bool = True
+    out: Path,
+    positions: int,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    play: bool = True,
+    progress: bool = True,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) experiment 5 in ``out``; writes and returns result.json's content.
+    """Run (or resume) experiment 5 in ``out`` with ``weights``' net (default shipped); writes and returns result.json.
 
     Without ``play`` nothing is computed that is not on disk: the data batches present, the
     existing net (none: an error) and the games in the ledger.
     """
     out.mkdir(parents=True, exist_ok=True)
-    evaluator = load_evaluator()
+    claim_folder(out, weights)
+    evaluator = load_evaluator(weights)
     data = generate(evaluator, out / "data", positions, seed, progress=progress, play=play)
     batches = int(data.game.max()) // GAMES_PER_BATCH + 1 if len(data) else 0
     net_path = out / NET_FILE
@@ -253,7 +274,7 @@ def run_volnet(
     decisions = gate_agreement(probs[test], data.sigma[test], predicted[test])
     speed = measure_speed(evaluator, net, data.boards[test & routes["contact"]])
     ledger_path = out / f"h2h_{file_hash(net_path)}.ledger.jsonl"
-    match = head_to_head(net_path, ledger_path, games, seed, workers, play, progress)
+    match = head_to_head(net_path, ledger_path, games, seed, workers, play, progress, weights)
     result = {
         "experiment": "volnet",
         "seed": seed,

@@ -262,6 +262,36 @@ def test_a_checkpointed_tournament_resumes_to_the_same_result(tmp_path: Path) ->
         run_tournament(other, progress=False, checkpoint=path)
 
 
+def test_a_ledger_knows_its_net_by_content_not_by_file_name(tmp_path: Path) -> None:
+    """A copy of the shipped net continues a net@0 ledger; another net under the same file name is refused."""
+    from weights import DEFAULT_WEIGHTS
+
+    copy = tmp_path / "copy.jgw"
+    copy.write_bytes(DEFAULT_WEIGHTS.read_bytes())
+    b, rules = PlayerSpec("pubeval"), Rules()
+    path = tmp_path / "ledger.jsonl"
+    first = TournamentConfig(PlayerSpec("net@0"), b, games=16, seed=3, rules=rules, block_pairs=8)
+    run_tournament(first, progress=False, checkpoint=path)
+    header = json.loads(path.read_text().splitlines()[0])["tournament"]
+    assert header["a"] == ["net@0", "none"] and header["nets"]["b"] is None
+    assert header["nets"]["a"].startswith("sha256:")
+    played: list[int] = []
+    longer = TournamentConfig(PlayerSpec(f"net:{copy}@0"), b, games=32, seed=3, rules=rules, block_pairs=8)
+    run_tournament(longer, progress=False, checkpoint=path, on_block=lambda blk: played.append(blk.first_pair))
+    assert played == [8]  # the first block came from the ledger played as net@0
+    data = bytearray(copy.read_bytes())
+    data[-1] ^= 1  # one bit of the last tensor: another net in the same file
+    copy.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="other nets"):
+        run_tournament(longer, progress=False, checkpoint=path)
+    lines = path.read_text().splitlines()
+    legacy = json.loads(lines[0])
+    del legacy["tournament"]["nets"]
+    path.write_text("\n".join([json.dumps(legacy), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match="records no digests"):
+        run_tournament(first, progress=False, checkpoint=path)
+
+
 def test_a_ledger_is_extended_by_a_longer_run_and_serves_a_shorter_one(tmp_path: Path) -> None:
     """The length is not part of a ledger's identity: pair k is the same games in a run of any size."""
     a, b, rules = PlayerSpec("net@0", "janowski:0.7"), PlayerSpec("pubeval"), Rules(cubeful=True)

@@ -14,6 +14,7 @@ import pytest
 from benchmarks.experiments.fit import fit_optimum
 from benchmarks.experiments.ladder import run_ladder, select_rungs
 from benchmarks.experiments.local import ledger_path, run_local
+from benchmarks.experiments.provenance import claim_folder
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
 
 NEXT_GAMES_CASES = [
@@ -171,6 +172,35 @@ def test_ladder_rows_resume_and_report_from_their_ledgers(tmp_path: Path) -> Non
     assert all(r["games"] == 0 and r["ppg"] is None for r in played["rows"] if r["name"] != "net@0-pubeval")
     reported = run_ladder(tmp_path, seed=5, games=8, games_deep=2, play=False)
     assert row(reported, "net@0-pubeval")["ppg"] == first["ppg"] and row(reported, "net@0-pubeval")["games"] == 8
+
+
+TD_NET = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "issue10" / "td_v1.jgw"
+LADDER = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "experiments" / "ladder"
+
+
+def test_the_committed_ladder_reprints_with_the_net_that_played_it(tmp_path: Path) -> None:
+    """The 2-ply rows were played by the TD net: given its file they reprint; given another net, refused."""
+    for ledger_file in LADDER.glob("*.ledger.jsonl"):
+        (tmp_path / ledger_file.name).write_bytes(ledger_file.read_bytes())
+    reported = run_ladder(tmp_path, seed=1, games=20_000, games_deep=1_024, play=False, weights=TD_NET)
+    (deep,) = [r for r in reported["rows"] if r["name"] == "net@2-gnubg0"]
+    assert deep["games"] == 1_024 and deep["ppg"] > 2 * deep["se"] > 0  # the README: +0.100, SE 0.040
+    other = tmp_path / "other.jgw"
+    data = bytearray(TD_NET.read_bytes())
+    data[-1] ^= 1  # another net, one bit away
+    other.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="other nets"):
+        run_ladder(tmp_path, seed=1, games=20_000, games_deep=1_024, play=False, weights=other)
+
+
+def test_an_experiment_folder_keeps_one_nets_data(tmp_path: Path) -> None:
+    """The first net to use a folder claims it; the same net again is accepted, another refused by name."""
+    digest = claim_folder(tmp_path / "remote", TD_NET)
+    assert claim_folder(tmp_path / "remote", TD_NET) == digest
+    other = tmp_path / "other.jgw"
+    other.write_bytes(TD_NET.read_bytes() + b"\0")
+    with pytest.raises(ValueError, match="remote"):
+        claim_folder(tmp_path / "remote", other)
 
 
 @pytest.mark.parametrize("names", [("nosuch",), ("net@0-pubeval", "net@3-pubeval")])
