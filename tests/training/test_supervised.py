@@ -340,10 +340,12 @@ def test_each_loss_is_smallest_at_the_target(pred: list[float], target: list[flo
 
 def test_fit_writes_a_promotable_candidate_with_its_provenance(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "cand.jgw"
-    cfg = FitConfig(data=(data,), out=out, max_epochs=2, patience=1, widen={"contact": (130, 64)}, validation=0.3)
+    shipped = {phase: net.config.hidden for phase, net in load_evaluator(bearoff=False).nets.items()}
+    wider = (shipped["contact"][0] + 2, *shipped["contact"][1:])
+    cfg = FitConfig(data=(data,), out=out, max_epochs=2, patience=1, widen={"contact": wider}, validation=0.3)
     result = fit(cfg, progress=False)
     ev = load_evaluator(out, bearoff=False)
-    assert ev.nets["contact"].config.hidden == (130, 64) and ev.nets["race"].config.hidden == (128, 64)
+    assert ev.nets["contact"].config.hidden == wider and ev.nets["race"].config.hidden == shipped["race"]
     record = ev.header["run"]
     assert record["trainer"] == TRAINER and record["config"] == cfg.to_json()
     assert record["data"]["folders"][0]["manifest"]["plies"] == 0
@@ -359,7 +361,9 @@ def test_fit_writes_a_promotable_candidate_with_its_provenance(tmp_path: Path, d
 
 def test_fit_with_a_ranking_term_reports_it(tmp_path: Path) -> None:
     folder = tmp_path / "groups"
-    generate(GenerateConfig(data=folder, shards=1, decisions=0.3, **TINY), progress=False)  # type: ignore[arg-type]
+    # 1-ply labels: 0-ply ones would be the starting net's own values, every ranking loss zero up to rounding.
+    settings = {**TINY, "plies": 1}
+    generate(GenerateConfig(data=folder, shards=1, decisions=0.3, **settings), progress=False)  # type: ignore[arg-type]
     split, provenance = load_phase_data((folder,), validation=0.3, seed=1)
     assert provenance["positions"]["contact"]["groups_train"] == len(split["contact"].groups_train) > 0
     out = tmp_path / "ranked.jgw"
