@@ -56,6 +56,13 @@ def describe(cfg: Any) -> dict[str, Any]:
     return identity
 
 
+def _nets_text(nets: Any) -> str:
+    """``A sha256:..., B none`` for a ledger's ``nets`` entry, as an error message shows it."""
+    if not isinstance(nets, dict):
+        return repr(nets)
+    return ", ".join(f"{side.upper()} {nets.get(side) or 'none'}" for side in ("a", "b"))
+
+
 def block_to_json(block: Block) -> dict[str, Any]:
     """A block's outcomes as JSON (the game records are not kept)."""
     out: dict[str, Any] = {"first_pair": block.first_pair}
@@ -91,8 +98,9 @@ def load(path: Path, cfg: Any) -> list[Block]:
             )
         if isinstance(found, dict) and found.get("nets") != expected["nets"]:
             raise InvalidSpec(
-                f"--checkpoint {str(path)!r} was played with other nets ({found.get('nets')}, these are "
-                f"{expected['nets']}): start a new ledger, or play the net it names with net:WEIGHTS@PLY"
+                f"--checkpoint {str(path)!r} was played with other nets ({_nets_text(found.get('nets'))}; "
+                f"these are {_nets_text(expected['nets'])}): start a new ledger, or play its nets with "
+                "net:WEIGHTS@PLY"
             )
         raise InvalidSpec(f"--checkpoint {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []

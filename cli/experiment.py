@@ -13,6 +13,7 @@ from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, existing_file, float_range, int_range
+from nets.evaluator import load_evaluator
 from players.specs import net_spec
 
 EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet")
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         checker=net_spec(0, args.weights),
     )
+    if args.weights is not None:
+        load_evaluator(args.weights, bearoff=False)  # refuse a file that is not a net before anything runs
     folder = args.out / args.name
     if args.name == "volnet":
         return _run_volnet(args, folder)

@@ -355,3 +355,29 @@ def test_wheel_ships_the_default_weights(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "weights/default.jgw" in names and "weights/__init__.py" in names
     assert zipfile.ZipFile(wheel).read("weights/default.jgw") == DEFAULT_WEIGHTS.read_bytes()
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_experiments_refuse_a_bad_net_and_another_nets_ledger(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, as_json: bool
+) -> None:
+    """--weights must be a net; a ledger played by another net is named with both digests, exit 2."""
+    flags = ["--json"] if as_json else []
+    not_a_net = tmp_path / "notes.txt"
+    not_a_net.write_text("hello")
+    code, stdout, err = run_cli(
+        capsys, "experiment", "ladder", "--report", "--out", str(tmp_path), "--weights", str(not_a_net), *flags
+    )
+    assert_clean_error(code, stdout, err, "notes.txt", as_json=as_json)
+    other = tmp_path / "other.jgw"
+    data = bytearray(DEFAULT_WEIGHTS.read_bytes())
+    data[-1] ^= 1  # the shipped net but for one bit: another net
+    other.write_bytes(bytes(data))
+    (tmp_path / "ladder").mkdir()
+    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "experiments" / "ladder"
+    for ledger_file in committed.glob("*.ledger.jsonl"):
+        (tmp_path / "ladder" / ledger_file.name).write_bytes(ledger_file.read_bytes())
+    code, stdout, err = run_cli(
+        capsys, "experiment", "ladder", "--report", "--out", str(tmp_path), "--weights", str(other), *flags
+    )
+    assert_clean_error(code, stdout, err, "other nets", as_json=as_json)
