@@ -7,9 +7,9 @@ is promoted, and ``net:FILE@0`` the same player as ``net@0`` when FILE holds the
 The number of games is not part of that identity: pair ``k`` is the same two games in a
 tournament of any length, so a ledger of 20,000 games is continued by the same command with
 ``--games 100000`` (and a shorter run uses the blocks it needs from a longer one). Each finished
-block is appended and flushed to disk at once, so a run killed at any moment loses at most the blocks in flight;
-a last line cut short by the kill is ignored. Blocks are played from their own dice, so the
-blocks a resumed run adds are exactly those an uninterrupted run would have played.
+block is appended and flushed to disk at once, so a run killed at any moment loses at most the
+blocks in flight; a last line cut short by the kill is ignored. Blocks are played from their own
+dice, so the blocks a resumed run adds are exactly those an uninterrupted run would have played.
 
 A match tournament's identity adds the match length and the table (``match_length``, ``met``);
 its lines are match blocks (:class:`arena.matches.MatchBlockResult`).
