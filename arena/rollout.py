@@ -54,6 +54,7 @@ from tqdm import tqdm
 
 from arena.games import Lockstep, Rules
 from arena.workers import worker_pool
+from cube.gamestate import difference_equity, flip_difference
 from engine.batch import children_batch, parse_id_pair
 from engine.errors import InvalidSpec, JumpgammonError, NotSupported
 from engine.match import GameState
@@ -221,8 +222,7 @@ def roll_luck(ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_
         values[start : start + len(part)] = flip_probabilities(best).reshape(len(part), len(ROLLS), 5)
     luck = values[inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]]
     luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[inverse.ravel()]
-    # A difference of probabilities changes sign in the win column and swaps the gammon columns when flipped.
-    return np.where((roller_seat == 0)[:, None], luck, flip_probabilities(luck) - flip_probabilities(np.zeros(5)))
+    return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck))
 
 
 def to_seat0(probs: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -353,7 +353,7 @@ def roll_out_block(
             luck = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
             out.luck[lucky] += luck
             stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
-            out.cubeful_luck[lucky] += stake * cubeless_equity(luck)
+            out.cubeful_luck[lucky] += stake * difference_equity(luck)
         kids, over = g.move(rows, rolls)
         ended = rows[over]
         out.outcome[ended] = to_seat0(game_over_probabilities(kids[over]), g.on_roll[ended])

@@ -30,6 +30,8 @@ from cube.errors import (
 __all__ = [
     "GameState",
     "cubeless_equity",
+    "difference_equity",
+    "flip_difference",
     "flip_outcomes",
     "flip_probabilities",
     "outcome_equity",
@@ -78,6 +80,26 @@ def outcome_equity(arr: np.ndarray) -> np.ndarray:
     the evaluator's hot paths call this on arrays they made themselves.
     """
     return 2.0 * arr[..., 0] - 1.0 + (arr[..., 1] - arr[..., 3]) + (arr[..., 2] - arr[..., 4])
+
+
+def difference_equity(delta: np.ndarray) -> np.ndarray:
+    """The change in cubeless money equity (...,) of a change ``delta`` (..., 5) of the five probabilities.
+
+    The linear part of :func:`outcome_equity`: a difference of probabilities (a roll's luck) has
+    no constant term, so ``outcome_equity(delta)`` would be off by -1 per difference.
+    """
+    return 2.0 * delta[..., 0] + (delta[..., 1] - delta[..., 3]) + (delta[..., 2] - delta[..., 4])
+
+
+def flip_difference(delta: np.ndarray) -> np.ndarray:
+    """A change ``delta`` (..., 5) of the five probabilities seen by the other side (win <-> lose); shape preserved."""
+    out = np.empty_like(delta)
+    out[..., 0] = -delta[..., 0]
+    out[..., 1] = delta[..., 3]
+    out[..., 2] = delta[..., 4]
+    out[..., 3] = delta[..., 1]
+    out[..., 4] = delta[..., 2]
+    return out
 
 
 def flip_outcomes(arr: np.ndarray) -> np.ndarray:

@@ -319,3 +319,46 @@ def test_bad_starts_are_refused(text: str, error: type[Exception]) -> None:
 def test_bad_configs_are_refused(kwargs: dict[str, int | str]) -> None:
     with pytest.raises(InvalidSpec):
         RolloutConfig(**kwargs)  # type: ignore[arg-type]
+
+
+# --- cubeful luck adjustment: properties that must hold ----------------------------------------------
+
+CUBEFUL_STARTS = [
+    pytest.param("4HPwATDgc/ABMA", 8, id="opening, truncated after 8 plies"),
+    pytest.param("u9uGAAC23VkAAA", None, id="race (76 against 57 pips) to the end"),
+    pytest.param("4HPkQSDgc/ABMA", 10, id="reply to 24/18 13/11, truncated after 10"),
+]
+
+
+@pytest.mark.parametrize(("position_id", "truncate"), CUBEFUL_STARTS)
+def test_with_the_cube_out_of_play_the_cubeful_rollout_is_the_cubeless_one(position_id: str, truncate: int | None) -> None:
+    """``--cube none``: nobody doubles, so the cubeful equity equals the cubeless one, raw and luck-adjusted alike.
+
+    A regression: the cubeful luck once took the equity of a *difference* of probabilities with
+    the equity's constant -1 in it, adding one point per roll (+56 for the opening).
+    """
+    config = RolloutConfig(trials=72, truncate=truncate, cubeful=True, cube="none", seed=3)
+    r = run_rollouts([RolloutStart(Position.from_id(position_id))], config, progress=False)[0]
+    assert r.estimate.cubeful_equity == pytest.approx(r.estimate.equity, abs=1e-9)
+    assert r.raw.cubeful_equity == pytest.approx(r.raw.equity, abs=1e-9)
+    assert r.estimate.cubeful_equity_se == pytest.approx(r.estimate.equity_se, abs=1e-9)
+    assert np.allclose(r.outcomes.cubeful_luck, cubeless_equity(r.outcomes.outcome) - cubeless_equity(r.outcomes.adjusted()))
+
+
+@pytest.mark.parametrize("cube", ["janowski:0.68", "janowski:0.3", "live", "jump:0.2"])
+@pytest.mark.parametrize(("position_id", "truncate"), CUBEFUL_STARTS)
+def test_luck_adjusted_and_raw_cubeful_equities_agree_within_their_errors(
+    position_id: str, truncate: int | None, cube: str
+) -> None:
+    """The cubeful luck averages zero within 3.5 SE, and the adjusted and raw cubeful equities differ by less
+    than 3.5 of their combined SEs; the adjustment reduces the SE."""
+    config = RolloutConfig(trials=144, truncate=truncate, cubeful=True, cube=cube, seed=5)
+    r = run_rollouts([RolloutStart(Position.from_id(position_id))], config, progress=False)[0]
+    luck = r.outcomes.cubeful_luck
+    luck_se = luck.std(ddof=1) / math.sqrt(len(luck))
+    assert abs(luck.mean()) <= 3.5 * luck_se
+    assert r.estimate.cubeful_equity is not None and r.raw.cubeful_equity is not None
+    assert r.estimate.cubeful_equity_se is not None and r.raw.cubeful_equity_se is not None
+    combined = math.hypot(r.estimate.cubeful_equity_se, r.raw.cubeful_equity_se)
+    assert abs(r.estimate.cubeful_equity - r.raw.cubeful_equity) < 3.5 * combined
+    assert r.estimate.cubeful_equity_se < r.raw.cubeful_equity_se
