@@ -331,7 +331,7 @@ CUBEFUL_STARTS = [
 
 
 @pytest.mark.parametrize(("position_id", "truncate"), CUBEFUL_STARTS)
-def test_with_the_cube_out_of_play_the_cubeful_rollout_is_the_cubeless_one(position_id: str, truncate: int | None) -> None:
+def test_with_the_cube_out_of_play_the_cubeful_rollout_is_cubeless(position_id: str, truncate: int | None) -> None:
     """``--cube none``: nobody doubles, so the cubeful equity equals the cubeless one, raw and luck-adjusted alike.
 
     A regression: the cubeful luck once took the equity of a *difference* of probabilities with
@@ -342,7 +342,8 @@ def test_with_the_cube_out_of_play_the_cubeful_rollout_is_the_cubeless_one(posit
     assert r.estimate.cubeful_equity == pytest.approx(r.estimate.equity, abs=1e-9)
     assert r.raw.cubeful_equity == pytest.approx(r.raw.equity, abs=1e-9)
     assert r.estimate.cubeful_equity_se == pytest.approx(r.estimate.equity_se, abs=1e-9)
-    assert np.allclose(r.outcomes.cubeful_luck, cubeless_equity(r.outcomes.outcome) - cubeless_equity(r.outcomes.adjusted()))
+    o = r.outcomes
+    assert np.allclose(o.cubeful_luck, cubeless_equity(o.outcome) - cubeless_equity(o.adjusted()))
 
 
 @pytest.mark.parametrize("cube", ["janowski:0.68", "janowski:0.3", "live", "jump:0.2"])
