@@ -85,7 +85,9 @@ DEFAULT_CUBE = "janowski:0.68"  # gnubg's usual cube efficiency, as ``eval`` sho
 class RolloutStart:
     """A position to roll out, seen by its side on roll (seat 0), with the cube and any dice already rolled.
 
-    ``owner`` is the seat that owns the cube (0 the side on roll, 1 its opponent) or None (centred).
+    ``owner`` is the seat that owns the cube (0 the side on roll, 1 its opponent) or None (centred);
+    with ``cube_decided`` the side on roll has taken its cube action and rolls at once (a branch of a
+    cube-decision rollout), as it does when ``dice`` are given.
     """
 
     position: Position
@@ -94,6 +96,7 @@ class RolloutStart:
     dice: tuple[int, int] | None = None
     jacoby: bool = False
     match_id: str | None = None
+    cube_decided: bool = False  # the side on roll has taken its cube action: it rolls first, no cube turn
 
     @classmethod
     def parse(cls, text: str) -> RolloutStart:
@@ -289,6 +292,7 @@ def roll_out_block(
     slot = np.tile(np.arange(n_tri), n_pos)
     n = len(pos)
     has_dice = np.array([s.dice is not None for s in starts])[pos]
+    decided = np.array([s.cube_decided or s.dice is not None for s in starts])[pos]
     given = np.array([s.dice or (1, 1) for s in starts], np.int64)[pos]
     cube0 = np.array([s.cube for s in starts], np.int64)[pos]
     jacoby = {s.jacoby for s in starts} if config.cubeful else {False}
@@ -304,7 +308,7 @@ def roll_out_block(
         rules=rules,
         cube=cube0,
         owner=np.array([-1 if s.owner is None else s.owner for s in starts], np.int64)[pos],
-        first_cube_ply=has_dice.astype(np.int64),  # dice already rolled: no cube action before they are played
+        first_cube_ply=decided.astype(np.int64),  # dice rolled or cube action taken: no cube turn before ply 1
         play_out_passes=True,
         max_rows=PLAYER_ROWS[config.plies],
     )
@@ -354,7 +358,7 @@ def roll_out_block(
             out.luck[lucky] += luck
             stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
             out.cubeful_luck[lucky] += stake * difference_equity(luck)
-        kids, over = g.move(rows, rolls)
+        kids, over = _move_distinct(g, player, rows, rolls, PLAYER_ROWS[config.plies])
         ended = rows[over]
         out.outcome[ended] = to_seat0(game_over_probabilities(kids[over]), g.on_roll[ended])
         cut = np.zeros(0, np.int64)
@@ -363,6 +367,28 @@ def roll_out_block(
             _truncate(g, out, evaluator, player, cut, cube0, rules)
         finished(np.concatenate([ended, cut]))
     return out
+
+
+def _move_distinct(
+    g: Lockstep, player: Player, rows: np.ndarray, rolls: np.ndarray, max_rows: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Lockstep.move` with ``player`` in both seats, asked once per distinct (board, roll) when its
+    moves are repeatable (:attr:`Player.repeatable_moves`).
+
+    The branches of a cube decision (and trials whose games meet) play the same boards with the
+    same dice; the player's choice depends on nothing else, so each is chosen once. Returns the
+    children (next side on roll's view) and which of them ended the game.
+    """
+    if not player.repeatable_moves:
+        return g.move(rows, rolls)
+    keys = np.ascontiguousarray(np.concatenate([g.boards[rows], rolls.astype(np.int8)], axis=1))
+    void = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
+    boards, dice = g.boards[rows[first]], rolls[first]
+    step = max_rows or max(len(first), 1)
+    parts = [player.choose_moves(boards[i : i + step], dice[i : i + step]) for i in range(0, len(first), step)]
+    kids = np.concatenate(parts)[inverse.ravel()] if parts else np.zeros((0, 26), np.int8)
+    return kids, g.apply_moves(rows, rolls, kids)
 
 
 def _truncate(

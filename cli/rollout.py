@@ -19,6 +19,7 @@ from arena.rollout import (
     run_rollouts,
     stratification_warning,
 )
+from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
 from cli.common import PLIES, add_json_argument, existing_file, int_range
 from cli.tournament import CUBE_SPECS
 
@@ -44,6 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plies", type=PLIES, default=0, help="depth of the players' move choice, 0-2")
     p.add_argument("--cubeful", action="store_true", help="play with the doubling cube; report the cubeful equity")
     p.add_argument("--cube", default=None, metavar="CUBE", help="both sides' cube strategy (needs --cubeful)")
+    p.add_argument(
+        "--cube-decision",
+        action="store_true",
+        help="roll out no double and double/take on the same dice (cubeful; --cube plays the later cube actions)",
+    )
     p.add_argument("--truncate", type=int_range(1, 10_000), default=None, metavar="N", help="stop after N plies")
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
@@ -66,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     config = RolloutConfig(
         trials=args.trials,
         plies=args.plies,
-        cubeful=args.cubeful,
+        cubeful=args.cubeful or args.cube_decision,
         cube=args.cube,
         truncate=args.truncate,
         seed=args.seed,
@@ -77,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if note is not None:
         print(f"jumpgammon rollout: warning: {note}", file=sys.stderr)
     started = time.perf_counter()
+    if args.cube_decision:
+        return report_cube_decisions(run_cube_decisions(starts, config, workers=args.workers), started, args)
     results = run_rollouts(starts, config, workers=args.workers)
     seconds = time.perf_counter() - started
     total = sum(r.trials for r in results)
@@ -125,3 +133,52 @@ def format_result(r: RolloutResult) -> str:
 def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:
     cells = "".join(f"{float(v):<9.4f}" for v in values)
     return f"  {label:<9} {cells}{equity:{sign}.4f}"
+
+
+def _timing(trials: int, started: float) -> dict[str, float | None]:
+    seconds = time.perf_counter() - started
+    return {"seconds": round(seconds, 3), "trials_per_second": round(trials / seconds, 2) if seconds else None}
+
+
+def report_cube_decisions(decisions: list[CubeDecisionRollout], started: float, args: argparse.Namespace) -> int:
+    """Print the cube-decision rollouts (JSON or text); returns 0. Trials count both branches."""
+    total = sum(2 * d.trials for d in decisions)
+    timing = _timing(total, started)
+    if args.json:
+        rollouts = [{**d.no_double.to_json(), "cube_decision": d.to_json()} for d in decisions]
+        if args.file is None:
+            print(json.dumps({**rollouts[0], **timing}))
+        else:
+            print(json.dumps({"rollouts": rollouts, "trials": total, **timing}))
+        return 0
+    for d in decisions:
+        print(format_cube_decision(d))
+        print()
+    print(f"{total} trials (both branches) in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)")
+    return 0
+
+
+def format_cube_decision(d: CubeDecisionRollout) -> str:
+    """Human-readable cube-decision rollout, from the doubler's view, in points per initial cube."""
+    r, c = d.no_double, d.config
+    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
+    nd, dt, dp = d.figures
+    margin, take = d.margin, d.take_margin
+
+    def se(value: float | None) -> str:
+        return "" if value is None else f"  SE {value:.4f}"
+
+    lines = [
+        f"Cube decision rollout of {d.start.text} for the side on roll: {d.trials} trials a branch, {depth}, "
+        f"seed {c.seed}, {reduction}, later cube actions by {c.cube_spec}",
+        "  cubeless   Win      W(g)     W(bg)    L(g)     L(bg)    Equity",
+        _row("estimate", r.estimate.probabilities, r.estimate.equity, "+"),
+        f"  No double     {nd.value:+.4f}{se(nd.se)}",
+        f"  Double/take   {dt.value:+.4f}{se(dt.se)}",
+        f"  Double/pass   {dp:+.4f}",
+        f"Proper cube action: {d.action}",
+        f"  double minus no double {margin.value:+.4f}{se(margin.se)} (paired);"
+        f" pass minus take {take.value:+.4f}{se(take.se)}",
+    ]
+    return "\n".join(lines)

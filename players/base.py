@@ -28,6 +28,10 @@ from cube.states import CubeAction, CubeResponse
 class Player(ABC):
     """A batched player: subclasses choose moves and may answer cube questions (see :mod:`players.strategic`)."""
 
+    #: True when :meth:`choose_moves` gives the same child for the same (board, dice) every time, so a
+    #: caller may ask once per distinct pair (a rollout's branches and trials that meet).
+    repeatable_moves: bool = False
+
     def __init__(self, name: str) -> None:
         self.name = name
 

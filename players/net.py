@@ -24,6 +24,8 @@ class NetPlayer(StrategyPlayer):
     ``match_cube`` is its cube strategy at a match score (none: never doubles, always takes).
     """
 
+    repeatable_moves = True  # the best child by cubeless equity: a function of (board, dice)
+
     def __init__(
         self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str, match_cube: MatchCubeSpec | None = None
     ) -> None:

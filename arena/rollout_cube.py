@@ -1,0 +1,176 @@
+"""Cube-decision rollouts: no double and double/take played out on the same dice, double/pass the cash.
+
+Every figure is from the view of the side on roll in the given position (the *doubler*), in
+points per unit of the initial cube (money). Each trial plays two *branches* with the same dice
+(trial ``t`` of every position of a rollout sees the same dice, :mod:`arena.rollout`):
+
+* **no double** (ND): the cube as it is; the doubler rolls at once;
+* **double/take** (DT): the cube doubled and owned by the taker; the doubler rolls at once.
+
+Double/pass (DP) is the cash: +1 initial cube. The checkers play the same moves in both branches
+(the players choose moves by cubeless equity), so the branches differ only in their cube games:
+the later cube actions inside each branch come from the rollout's cube spec. Variance reduction
+works in each branch's own cubeful value (the luck of a roll times the cube then in play), so
+each branch's estimate is unbiased on its own; the decision's margin is taken trial by trial
+(the *paired* difference of the two branches on the same dice), whose standard error is far
+smaller than either branch's.
+
+The proper action is gnubg's (:func:`cube.actions.decide`), named in gnubg's words
+(:class:`cube.actions.ProperAction`). The cube is not available (an error naming the position)
+when the opponent owns it, the dice are already rolled, the game is over or the cube is at its
+largest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from arena.rollout import RolloutConfig, RolloutResult, RolloutStart, run_rollouts
+from cube.actions import ProperAction, ProperDecision, decide, proper_action
+from cube.states import CubeState
+from engine.errors import InvalidSpec, NotSupported
+from engine.match import MAX_CUBE
+
+__all__ = ["CubeDecisionRollout", "Figure", "cube_branches", "paired_figure", "run_cube_decisions"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A mean over trials and its standard error (None with a single trial)."""
+
+    value: float
+    se: float | None
+
+    def to_json(self) -> dict[str, float | None]:
+        """``{"equity": ..., "se": ...}``, rounded to 6 places."""
+        return {"equity": round(self.value, 6), "se": None if self.se is None else round(self.se, 6)}
+
+
+def paired_figure(values: np.ndarray) -> Figure:
+    """The mean of per-trial ``values`` (k,) and its standard error."""
+    n = len(values)
+    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else None
+    return Figure(float(values.mean()), se)
+
+
+def cube_branches(start: RolloutStart) -> tuple[RolloutStart, RolloutStart]:
+    """The no-double and double/take branches of ``start`` (the doubler rolls first in both).
+
+    Raises NotSupported ("cube not available", naming the position) when the side on roll cannot double.
+    """
+    problem = None
+    if start.position.is_over():
+        problem = "the game is over"
+    elif start.dice is not None:
+        problem = f"the dice are already rolled ({start.dice[0]}-{start.dice[1]}): the cube comes before the roll"
+    elif start.owner == 1:
+        problem = "the opponent owns the cube"
+    elif 2 * start.cube > MAX_CUBE:
+        problem = f"the cube is at its largest ({start.cube})"
+    if problem is not None:
+        raise NotSupported(f"{start.text}: cube not available: {problem}")
+    no_double = replace(start, cube_decided=True)
+    double_take = replace(start, cube=2 * start.cube, owner=1, cube_decided=True)
+    return no_double, double_take
+
+
+@dataclass
+class CubeDecisionRollout:
+    """A cube decision rolled out: both branches' results and the decision, from the doubler's view.
+
+    ``no_double`` and ``double_take`` hold every trial (in trial order, the same trials); the
+    branch figures are luck-adjusted with variance reduction, in points per initial cube.
+    """
+
+    start: RolloutStart
+    config: RolloutConfig
+    no_double: RolloutResult
+    double_take: RolloutResult
+    beavers: bool = False
+
+    def per_trial(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-trial (ND, DT) cubeful results (k,), luck-adjusted, per initial cube; trial ``i`` of both alike."""
+        nd, dt = self.no_double.outcomes, self.double_take.outcomes
+        assert np.array_equal(nd.trial, dt.trial)
+        return nd.cubeful - nd.cubeful_luck, 2.0 * (dt.cubeful - dt.cubeful_luck)
+
+    @property
+    def trials(self) -> int:
+        """Trials per branch."""
+        return self.no_double.trials
+
+    @property
+    def figures(self) -> tuple[Figure, Figure, float]:
+        """(ND, DT, DP): the two branches' means with standard errors and the cash (+1)."""
+        nd, dt = self.per_trial()
+        return paired_figure(nd), paired_figure(dt), 1.0
+
+    @property
+    def decision(self) -> ProperDecision:
+        """gnubg's decision on the rolled-out ND, DT and DP (gammons: the rollout saw any)."""
+        nd, dt, dp = self.figures
+        gammons = bool(self.no_double.raw.probabilities[1] > 0.0)
+        return decide(nd.value, dt.value, dp, gammons=gammons, beavers=self.beavers)
+
+    @property
+    def action(self) -> ProperAction:
+        """The proper action in gnubg's words."""
+        d = self.decision
+        state = CubeState.CENTERED if self.start.owner is None else CubeState.OWNED
+        return proper_action(d.action, d.response, state, optional=d.optional)
+
+    @property
+    def margin(self) -> Figure:
+        """min(DT, DP) minus ND (positive: doubling is right), with its paired standard error.
+
+        Where the taker would take, the SE is that of the per-trial differences DT - ND; where
+        it would pass, DP is exact and the SE is ND's.
+        """
+        nd, dt = self.per_trial()
+        nd_figure, dt_figure, dp = self.figures
+        if dt_figure.value < dp:
+            return paired_figure(dt - nd)
+        return Figure(dp - nd_figure.value, nd_figure.se)
+
+    @property
+    def take_margin(self) -> Figure:
+        """DP minus DT from the doubler's view (positive: the taker should take), with DT's SE."""
+        _, dt, dp = self.figures
+        return Figure(dp - dt.value, dt.se)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``cube_decision`` object of ``--json`` (points per initial cube, doubler's view)."""
+        nd, dt, dp = self.figures
+        margin, take = self.margin, self.take_margin
+        return {
+            "no_double": nd.to_json(),
+            "double_take": dt.to_json(),
+            "double_pass": dp,
+            "action": str(self.action),
+            "margin": round(margin.value, 6),
+            "margin_se": None if margin.se is None else round(margin.se, 6),
+            "take_margin": round(take.value, 6),
+            "take_margin_se": None if take.se is None else round(take.se, 6),
+            "units": "points per initial cube",
+        }
+
+
+def run_cube_decisions(
+    starts: Sequence[RolloutStart], config: RolloutConfig, workers: int = 1, progress: bool = True
+) -> list[CubeDecisionRollout]:
+    """Roll out the cube decision of every start (both branches of all in one run, the same dice throughout).
+
+    Needs a cubeful config; raises NotSupported naming a start whose side on roll cannot double.
+    """
+    if not config.cubeful:
+        raise InvalidSpec("a cube-decision rollout is cubeful: give a cubeful config")
+    pairs = [cube_branches(s) for s in starts]
+    results = run_rollouts([b for pair in pairs for b in pair], config, workers=workers, progress=progress)
+    return [
+        CubeDecisionRollout(start, config, results[2 * i], results[2 * i + 1]) for i, start in enumerate(starts)
+    ]
