@@ -66,19 +66,23 @@ def format_analysis(r: dict[str, Any]) -> str:
             f"Cubeless MWC: {100 * r['cubeless_mwc']:.2f}%  (normalised equity {r['cubeless_normalised_equity']:+.3f})"
         )
         lines.append(f"Cube ({cube['state']}): MWC, normalised equity in brackets")
-        for name, d in cube["models"].items():
+        for d in cube["models"].values():
             mwc, eq = d["mwc"], d["equity"]
             parts = [f"no double {_pct(mwc['no_double'])} ({eq['no_double']:+.3f})"]
             if mwc["double_take"] is not None:
                 parts.append(f"double/take {_pct(mwc['double_take'])} ({eq['double_take']:+.3f})")
                 parts.append(f"double/pass {_pct(mwc['double_pass'])} ({eq['double_pass']:+.3f})")
-            lines.append(f"  {name}: cubeful MWC {_pct(d['cubeful_mwc'])}")
+            lines.append(f"  {d['label']}: cubeful MWC {_pct(d['cubeful_mwc'])}")
             lines.append(f"      {', '.join(parts)}  ->  {d['action']}")
     elif "models" in cube:
-        lines.append(f"Cube ({cube['state']}):")
-        for name, d in cube["models"].items():
+        rules = f"Jacoby rule {'on' if cube['jacoby'] else 'off'}, beavers {'on' if cube['beavers'] else 'off'}"
+        lines.append(f"Money game, cube {cube['state']}, {rules}; equities per unit of the cube:")
+        for d in cube["models"].values():
+            if d["double_take"] is None:
+                lines.append(f"  {d['label']}: no double {d['no_double']:+.3f}  ->  {d['action']}")
+                continue
             lines.append(
-                f"  {name}: no double {d['no_double']:+.3f}, double/take {d['double_take']:+.3f}, "
+                f"  {d['label']}: no double {d['no_double']:+.3f}, double/take {d['double_take']:+.3f}, "
                 f"double/pass {d['double_pass']:+.3f}  ->  {d['action']}"
             )
     elif cube:

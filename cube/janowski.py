@@ -327,12 +327,18 @@ class JanowskiModel:
 
 
 def live_equity(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED
+    p: ArrayLike,
+    W: ArrayLike,
+    L: ArrayLike,
+    cube_state: CubeState | str = CubeState.CENTERED,
+    *,
+    jacoby: bool = False,
 ) -> FloatArray:
     """Return gnubg's fully-live cube equity (piecewise linear), player's view, per unit cube.
 
     Centred: through (0, -L), (TP, -1), (CP, +1), (1, W); owned: (0, -L), (CP, +1), (1, W);
-    unavailable: (0, -L), (TP, -1), (1, W); TP and CP are the live take and cash points.
+    unavailable: (0, -L), (TP, -1), (1, W); TP and CP are the live take and cash points. Under
+    the Jacoby rule a centred cube is worth -1 below the take point and +1 above the cash point.
     """
     state = check_cube_state(cube_state)
     p_ = check_probability(p, "P")
@@ -341,26 +347,35 @@ def live_equity(
     S = W_ + L_ + 0.5
     tp = (L_ - 0.5) / S
     cp = (L_ + 1.0) / S
-    out = np.empty(p_.shape)
-    flat = [a.ravel() for a in (p_, W_, L_, tp, cp)]
-    res = out.ravel()
-    for k, (pk, wk, lk, tk, ck) in enumerate(zip(*flat, strict=True)):
-        if state is CubeState.CENTERED:
-            xs, ys = [0.0, tk, ck, 1.0], [-lk, -1.0, 1.0, wk]
-        elif state is CubeState.OWNED:
-            xs, ys = [0.0, ck, 1.0], [-lk, 1.0, wk]
-        else:
-            xs, ys = [0.0, tk, 1.0], [-lk, -1.0, wk]
-        res[k] = np.interp(pk, xs, ys)
-    return res.reshape(p_.shape)
+    low_start = -1.0 if jacoby and state is CubeState.CENTERED else -L_
+    high_end = 1.0 if jacoby and state is CubeState.CENTERED else W_
+    below_tp = low_start + (-1.0 - low_start) * p_ / tp  # (0, -L) to (TP, -1)
+    above_cp = 1.0 + (high_end - 1.0) * (p_ - cp) / (1.0 - cp)  # (CP, +1) to (1, W)
+    if state is CubeState.CENTERED:
+        out = np.where(p_ < tp, below_tp, np.where(p_ < cp, -1.0 + 2.0 * (p_ - tp) / (cp - tp), above_cp))
+    elif state is CubeState.OWNED:
+        out = np.where(p_ < cp, -L_ + (1.0 + L_) * p_ / cp, above_cp)
+    else:
+        out = np.where(p_ < tp, below_tp, -1.0 + (W_ + 1.0) * (p_ - tp) / (1.0 - tp))
+    return np.asarray(out, dtype=np.float64)
 
 
 def gnubg_equity(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, x: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED
+    p: ArrayLike,
+    W: ArrayLike,
+    L: ArrayLike,
+    x: ArrayLike,
+    cube_state: CubeState | str = CubeState.CENTERED,
+    *,
+    jacoby: bool = False,
 ) -> FloatArray:
-    """Return gnubg's cubeful equity E_dead (1 - x) + E_live x, player's view, per unit cube."""
+    """Return gnubg's money cubeful equity E_dead (1 - x) + E_live x, player's view, per unit cube.
+
+    Under the Jacoby rule a centred cube's dead equity counts no gammons (2 P - 1).
+    """
     p_ = check_probability(p, "P")
     W_, L_ = _wl(W, L)
     x_ = check_cube_life(x, "x")
-    dead = p_ * W_ - (1.0 - p_) * L_
-    return (1.0 - x_) * dead + x_ * live_equity(p_, W_, L_, cube_state)
+    centred_jacoby = jacoby and check_cube_state(cube_state) is CubeState.CENTERED
+    dead = 2.0 * p_ - 1.0 if centred_jacoby else p_ * W_ - (1.0 - p_) * L_
+    return (1.0 - x_) * dead + x_ * live_equity(p_, W_, L_, cube_state, jacoby=jacoby)

@@ -60,6 +60,7 @@ __all__ = [
     "jump",
     "jump_local",
     "live",
+    "money_decisions",
 ]
 
 APPROXIMATIONS: tuple[str, ...] = ("linear", "nonlinear", "numerical")
@@ -262,32 +263,7 @@ class CubeStrategy(ABC):
             centered = np.minimum(centered, 1.0)
         nd = np.where(states == CubeState.OWNED, eq[CubeState.OWNED],
                       np.where(states == CubeState.UNAVAILABLE, eq[CubeState.UNAVAILABLE], centered))
-        dt = 2.0 * eq["unavailable_doubled"]
-        db = 4.0 * eq["unavailable_doubled"]
-        dp = np.ones(n)
-        resp = np.where(dt >= 1.0, CubeResponse.PASS.value, CubeResponse.TAKE.value)
-        dbl = np.minimum(dt, 1.0)
-        if beavers:
-            resp = np.where((db < dt) & (dt < 1.0), CubeResponse.BEAVER.value, resp)
-            dbl = np.minimum(dbl, db)
-        can = states != CubeState.UNAVAILABLE
-        # ties go to doubling (e.g. Jacoby: playing on can at best equal the cash)
-        too_good = (nd > 1.0) & (dt >= 1.0)
-        action = np.where(dbl >= nd, CubeAction.DOUBLE.value,
-                          np.where(too_good, CubeAction.TOO_GOOD.value, CubeAction.NO_DOUBLE.value))
-        action = np.where(can, action, CubeAction.NO_DOUBLE.value)
-        equity = np.where(can, np.maximum(nd, dbl), nd)
-        return CubeDecisions(
-            cube_state=states,
-            action=action,
-            response=resp,
-            no_double=nd,
-            double_take=dt,
-            double_pass=dp,
-            double_beaver=db if beavers else np.full(n, np.nan),
-            equity=equity,
-            beavers=beavers,
-        )
+        return money_decisions(nd, 2.0 * eq["unavailable_doubled"], states, beavers=beavers)
 
     def decision(
         self,
@@ -320,6 +296,45 @@ class CubeStrategy(ABC):
 
     def __repr__(self) -> str:
         return self.name
+
+
+def money_decisions(
+    no_double: ArrayLike, double_take: ArrayLike, cube_state: CubeStates, *, beavers: bool = False
+) -> CubeDecisions:
+    """Money cube decisions from each position's no-double and double/take equities (side on roll's view).
+
+    Both per unit of the current cube; double/pass is +1, a beaver is twice the double/take (the
+    opponent redoubles to 4 and keeps the cube). The module docstring gives the rule.
+    """
+    nd = np.atleast_1d(np.asarray(no_double, dtype=np.float64))
+    dt = np.atleast_1d(np.asarray(double_take, dtype=np.float64))
+    n = nd.shape[0]
+    states = _cube_states(cube_state, n)
+    db = 2.0 * dt
+    dp = np.ones(n)
+    resp = np.where(dt >= 1.0, CubeResponse.PASS.value, CubeResponse.TAKE.value)
+    dbl = np.minimum(dt, 1.0)
+    if beavers:
+        resp = np.where((db < dt) & (dt < 1.0), CubeResponse.BEAVER.value, resp)
+        dbl = np.minimum(dbl, db)
+    can = states != CubeState.UNAVAILABLE
+    # ties go to doubling (e.g. Jacoby: playing on can at best equal the cash)
+    too_good = (nd > 1.0) & (dt >= 1.0)
+    action = np.where(dbl >= nd, CubeAction.DOUBLE.value,
+                      np.where(too_good, CubeAction.TOO_GOOD.value, CubeAction.NO_DOUBLE.value))
+    action = np.where(can, action, CubeAction.NO_DOUBLE.value)
+    equity = np.where(can, np.maximum(nd, dbl), nd)
+    return CubeDecisions(
+        cube_state=states,
+        action=action,
+        response=resp,
+        no_double=nd,
+        double_take=dt,
+        double_pass=dp,
+        double_beaver=db if beavers else np.full(n, np.nan),
+        equity=equity,
+        beavers=beavers,
+    )
 
 
 class JanowskiStrategy(CubeStrategy):

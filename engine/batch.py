@@ -76,3 +76,45 @@ def phases(boards: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape[0], np.int8)
     _phases_kernel(arr, out)
     return out
+
+
+CRASHED_IN_PLAY = 6  # a side with at most this many checkers in play is crashed (gnubg's threshold)
+
+
+@njit(cache=True, inline="always")
+def _in_play(b: np.ndarray, flip: bool) -> int:
+    """Checkers of one side in play: all not borne off, less a stack of 2+ on its ace point and all but one on its deuce."""
+    total = 0
+    for p in range(1, 26):
+        v = -b[25 - p] if flip else b[p]
+        if v > 0:
+            total += v
+    ace = -b[24] if flip else b[1]
+    deuce = -b[23] if flip else b[2]
+    if ace >= 2:
+        total -= ace
+    if deuce >= 2:
+        total -= deuce - 1
+    return total
+
+
+@njit(cache=True)
+def _crashed_kernel(boards: np.ndarray, out: np.ndarray) -> None:
+    for i in range(boards.shape[0]):
+        b = boards[i]
+        rear_own, front_opp = rear_and_front(b)
+        out[i] = rear_own > front_opp and (
+            _in_play(b, False) <= CRASHED_IN_PLAY or _in_play(b, True) <= CRASHED_IN_PLAY
+        )
+
+
+def crashed(boards: np.ndarray) -> np.ndarray:
+    """Bool (n,): each int8 (n, 26) board is a contact position in which either side is crashed.
+
+    gnubg's crashed class: a side is crashed when at most 6 of its checkers are in play, the
+    checkers stacked 2+ on its ace point and those beyond the first on its deuce point not counting.
+    """
+    arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, BOARD_SIZE)
+    out = np.empty(arr.shape[0], np.bool_)
+    _crashed_kernel(arr, out)
+    return out

@@ -11,22 +11,25 @@ from typing import Any
 import numpy as np
 
 from cube.gamestate import flip_probabilities
+from cube.gnubg_model import GNUBG_MODEL, match_cube_lives
 from cube.jump_linear import STATISTICAL_SCALE
-from cube.match import MatchCube, MatchCubeDecision, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc, mwc_to_equity
+from cube.match import MatchCube, MatchCubeDecision, MatchScore, cubeful_mwc, cubeless_mwc, mwc_to_equity
 from cube.match_jump import MAX_MATCH_VOLATILITY, jump_cube_decision
 from cube.match_strategy import LINEAR_ALPHA
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeState
 from engine.match import MatchState
 from engine.position import Position
+from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice
 from nets.evaluator import Evaluator
 from nets.lookahead import evaluate_plies, rank_moves
 from nets.mlp import OUTPUTS, cubeless_equity
 from nets.volatility import jump_volatility, two_roll_outcomes
 
-# gnubg's usual cube efficiency for contact positions, and a typical remote volatility.
-JANOWSKI_X = 0.68
+# A typical remote volatility for the jump model.
 REMOTE_ALPHA = 0.10
+#: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
+MONEY_BEAVERS = False
 
 
 def cube_state_of(match: MatchState | None) -> CubeState:
@@ -70,53 +73,87 @@ def _rounded(values: Any) -> dict[str, float | None]:
     return {k: (None if np.isnan(v) else round(float(v), 6)) for k, v in vars(values).items()}
 
 
+def _advice_json(a: CubeAdvice) -> dict[str, Any]:
+    """gnubg's model's decision keyed as in ``--json`` (money: points per unit cube; match: also MWC)."""
+    d: dict[str, Any] = {
+        "label": a.label,
+        "position_class": str(a.life.position_class),
+        "action": str(a.action),
+    }
+    if a.mwc is None:
+        d.update(
+            no_double=round(a.no_double, 6),
+            double_take=None if a.double_take is None else round(a.double_take, 6),
+            double_pass=None if a.double_pass is None else round(a.double_pass, 6),
+            equity=round(a.equity, 6),
+        )
+        return d
+    assert a.cubeful_mwc is not None
+    names = ("no_double", "double_take", "double_pass")
+    d["optional"] = str(a.action).startswith("Optional")
+    d["cubeful_mwc"] = round(a.cubeful_mwc, 6)
+    d["mwc"] = {k: (None if v is None else round(v, 6)) for k, v in zip(names, a.mwc, strict=True)}
+    d["mwc"]["optimal"] = round(a.cubeful_mwc, 6)
+    eqs = (a.no_double, a.double_take, a.double_pass)
+    d["equity"] = {k: (None if v is None else round(v, 6)) for k, v in zip(names, eqs, strict=True)}
+    d["equity"]["optimal"] = round(a.equity, 6)
+    return d
+
+
 def match_cube_json(
-    probs: np.ndarray, met: MatchEquityTable, cube: MatchCube, local_alpha: float
+    board: np.ndarray, probs: np.ndarray, met: MatchEquityTable, cube: MatchCube, local_alpha: float
 ) -> dict[str, dict[str, Any]]:
-    """The cube decision under gnubg's model (x = JANOWSKI_X) and the jump model (constant and local volatility).
+    """The cube decision under gnubg's model (x by the position's class) and the jump model (constant and local).
 
     ``local_alpha``: the position's jump volatility for the linear approximation (already scaled).
     """
-    models = {
-        f"gnubg(x={JANOWSKI_X})": cube_decision(probs, met, cube, JANOWSKI_X),
-        f"jump(alpha={LINEAR_ALPHA})": jump_cube_decision(probs, met, cube, LINEAR_ALPHA),
-        f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})": jump_cube_decision(
-            probs, met, cube, LINEAR_ALPHA, local_alpha
+    jumps = {
+        "jump": (f"jump(alpha={LINEAR_ALPHA})", jump_cube_decision(probs, met, cube, LINEAR_ALPHA)),
+        "jump_local": (
+            f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})",
+            jump_cube_decision(probs, met, cube, LINEAR_ALPHA, local_alpha),
         ),
     }
-    return {
-        name: {
+    out = {GNUBG_MODEL: _advice_json(match_cube_advice(board, probs, met, cube))}
+    for name, (label, d) in jumps.items():
+        out[name] = {
+            "label": label,
             "action": match_cube_label(d, cube),
             "optional": d.optional,
             "cubeful_mwc": round(d.mwc.optimal, 6),
             "mwc": _rounded(d.mwc),
             "equity": _rounded(d.equity),
         }
-        for name, d in models.items()
-    }
+    return out
 
 
 def analyse(
     ev: Evaluator, position: Position, match: MatchState | None, plies: int, met: MatchEquityTable | None = None
 ) -> dict[str, Any]:
-    """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view); ``met`` for a match at a score."""
+    """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view); ``met`` for a match at a score.
+
+    Without a match ID the position is a money game in gnubg's default state (cube centred at 1,
+    Jacoby rule on), the state whose match ID ``eval`` prints.
+    """
     import cube
 
+    if match is None:
+        match = MatchState(on_roll=1, turn=1)
     probs = evaluate_plies(ev, position.array[None], plies)[0]
     outcomes = two_roll_outcomes(ev, position)
     vol = jump_volatility(ev, position, outcomes)
     state = cube_state_of(match)
-    jacoby = bool(match.jacoby) if match is not None and match.match_length == 0 else False
+    jacoby = bool(match.jacoby) if match.match_length == 0 else False
     result: dict[str, Any] = {
         "position_id": position.id,
-        "match_id": match.id if match else None,
+        "match_id": match.id,
         "plies": plies,
         "probabilities": probabilities_json(probs),
         "cubeless_equity": round(float(cubeless_equity(probs)), 6),
         "jump_volatility": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in vol.to_json().items()},
     }
-    at_score = match is not None and match.match_length > 0
-    if match is not None and at_score:
+    at_score = match.match_length > 0
+    if at_score:
         if met is None:
             raise ValueError("a match at a score needs a match equity table")
         cube_now = match_cube_of(match, met)
@@ -133,30 +170,33 @@ def analyse(
         }
         result["cubeless_mwc"] = round(cubeless, 6)
         result["cubeless_normalised_equity"] = round(float(mwc_to_equity(cubeless, met, cube_now)), 6)
-        result["cube"] = {"state": state, "models": match_cube_json(probs, met, cube_now, local_alpha)}
-    else:
-        models = {
-            f"janowski(x={JANOWSKI_X}, capped)": cube.janowski(JANOWSKI_X, capped=True).decision(
-                probs, state, jacoby=jacoby
-            ),
-            f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)": cube.jump_local(REMOTE_ALPHA, "numerical").decision(
-                probs, state, jacoby=jacoby, lookahead=outcomes[:, 0]
-            ),
-        }
         result["cube"] = {
             "state": state,
+            "models": match_cube_json(position.array, probs, met, cube_now, local_alpha),
+        }
+    else:
+        jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)"
+        local = cube.jump_local(REMOTE_ALPHA, "numerical").decision(
+            probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes[:, 0]
+        )
+        gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
+        result["cube"] = {
+            "state": state,
+            "jacoby": jacoby,
+            "beavers": MONEY_BEAVERS,
             "models": {
-                name: {
-                    "no_double": round(d.no_double, 6),
-                    "double_take": round(d.double_take, 6),
-                    "double_pass": round(d.double_pass, 6),
-                    "equity": round(d.equity, 6),
-                    "action": d.label,
-                }
-                for name, d in models.items()
+                GNUBG_MODEL: _advice_json(gnubg),
+                "jump_local": {
+                    "label": jump_label,
+                    "action": local.label,
+                    "no_double": round(local.no_double, 6),
+                    "double_take": round(local.double_take, 6),
+                    "double_pass": round(local.double_pass, 6),
+                    "equity": round(local.equity, 6),
+                },
             },
         }
-    if match is not None and match.dice[0] and not position.is_over():
+    if match.dice[0] and not position.is_over():
         if at_score and met is not None:
             result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
@@ -187,13 +227,16 @@ def moves_mwc_json(
 ) -> list[dict[str, Any]]:
     """Every legal play ranked by the mover's MWC at the match score (mover's view).
 
-    ``mwc`` is cubeful, gnubg's model (x = JANOWSKI_X) with the opponent on roll at the same cube:
+    ``mwc`` is cubeful, gnubg's model (x by each child's class) with the opponent on roll at the same cube:
     one minus the opponent's cubeful MWC; ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC.
     """
     ranked = rank_moves(ev, position, dice, plies)
     mover = np.stack([r.probabilities for r in ranked])
     opponent = flip_probabilities(mover)
-    mwc = 1.0 - cubeful_mwc(opponent, met, cube.flipped(), JANOWSKI_X)
+    theirs = cube.flipped()
+    lives = cube_lives(np.stack([r.position.array for r in ranked]))
+    x = np.array([match_cube_lives(life, p, theirs.state)[0] for life, p in zip(lives, opponent, strict=True)])
+    mwc = 1.0 - cubeful_mwc(opponent, met, theirs, x)
     cubeless = cubeless_mwc(mover, met, cube)
     order = sorted(range(len(ranked)), key=lambda i: -float(mwc[i]))
     best = float(mwc[order[0]])

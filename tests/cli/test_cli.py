@@ -40,7 +40,8 @@ def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> N
     assert js["cubeless_equity"] == pytest.approx(eq, abs=1e-5)
     assert js["jump_volatility"]["n_pairs"] == 441
     models = js["cube"]["models"]
-    assert len(models) == 2 and any("capped" in name for name in models)
+    assert set(models) == {"gnubg", "jump_local"}
+    assert models["gnubg"]["label"] == "gnubg(x=0.680: contact)" and models["gnubg"]["position_class"] == "contact"
     for d in models.values():
         assert d["double_pass"] == 1.0
         assert d["equity"] >= min(d["no_double"], d["double_take"], 1.0) - 1e-9
@@ -51,7 +52,8 @@ def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> N
 def test_eval_text_shows_board_and_cube(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", START]) == 0
     text = capsys.readouterr().out
-    assert "Position ID" in text and "jump" in text.lower() and "janowski" in text.lower()
+    assert "Position ID" in text and "jump_local(" in text and "gnubg(x=0.680: contact)" in text
+    assert "Money game, cube centered, Jacoby rule on, beavers off" in text
 
 
 def test_hint_ranks_every_play(capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,12 +63,13 @@ def test_eval_at_a_score(
     assert js["cubeless_mwc"] == pytest.approx(float(cubeless_mwc(probs, met, cube)), abs=TOL)
     models = js["cube"]["models"]
     assert js["cube"]["state"] == state
-    (gnubg_name, gnubg), (jump_name, jump), (local_name, local) = models.items()
-    assert gnubg_name.startswith("gnubg(x=0.68") and jump_name.startswith("jump(") and "local_alpha" in local_name
+    assert list(models) == ["gnubg", "jump", "jump_local"]
+    assert models["gnubg"]["label"] == "gnubg(x=0.680: contact)" and models["jump"]["label"] == "jump(alpha=0.113)"
+    assert "local_alpha" in models["jump_local"]["label"]
     expect = {
-        gnubg_name: cube_decision(probs, met, cube, 0.68),
-        jump_name: jump_cube_decision(probs, met, cube, 0.113),
-        local_name: jump_cube_decision(
+        "gnubg": cube_decision(probs, met, cube, 0.68),
+        "jump": jump_cube_decision(probs, met, cube, 0.113),
+        "jump_local": jump_cube_decision(
             probs, met, cube, 0.113, min(1.24 * js["jump_volatility"]["mean_abs_jump"], 0.4999)
         ),
     }
@@ -100,8 +101,9 @@ def test_eval_crawford_game_has_no_cube(capsys: pytest.CaptureFixture[str]) -> N
     mid = match_id(match_length=7, score=(6, 3), crawford=True)
     code, js = run_json(capsys, "eval", f"{START}:{mid}")
     assert code == 0 and js["match"]["crawford"] and js["match"]["away"] == 1
-    for d in js["cube"]["models"].values():
-        assert d["action"] == "Crawford game: no cube"
+    for name, d in js["cube"]["models"].items():
+        # gnubg's own words for its model; the jump models say why there is no cube
+        assert d["action"] == ("Never double, take (dead cube)" if name == "gnubg" else "Crawford game: no cube")
         assert d["mwc"]["double_take"] is None and d["cubeful_mwc"] == pytest.approx(js["cubeless_mwc"], abs=1e-6)
 
 
@@ -109,7 +111,7 @@ def test_eval_text_at_a_score(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", f"{START}:{match_id(match_length=5, score=(1, 2), dice=(4, 1))}"]) == 0
     text = capsys.readouterr().out
     assert "Match to 5: 1-2 (4-away against 3-away)" in text and "Cubeless MWC" in text
-    assert "jump(alpha=0.113)" in text and "gnubg(x=0.68)" in text and "MWC:" in text
+    assert "jump(alpha=0.113)" in text and "gnubg(x=0.680: contact)" in text and "MWC:" in text
 
 
 def test_hint_at_a_score_ranks_by_mwc(capsys: pytest.CaptureFixture[str]) -> None:
