@@ -15,11 +15,13 @@ from arena.rollout import (
     RolloutConfig,
     RolloutResult,
     RolloutStart,
+    build_player,
     read_position_file,
     run_rollouts,
     stratification_warning,
 )
 from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
+from arena.rollout_plays import PlayRollout, filtered_candidates, named_candidates, run_play_rollout
 from cli.common import PLIES, add_json_argument, existing_file, int_range
 from cli.tournament import CUBE_SPECS
 
@@ -50,6 +52,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="roll out no double and double/take on the same dice (cubeful; --cube plays the later cube actions)",
     )
+    p.add_argument(
+        "--plays",
+        type=int_range(1, 100),
+        default=None,
+        metavar="N",
+        help="roll out the N best plays of the match ID's dice (by the net at --filter-plies) on the same dice",
+    )
+    p.add_argument(
+        "--moves",
+        action="append",
+        default=None,
+        metavar="MOVE",
+        help='roll out this play of the match ID\'s dice, e.g. "24/18 13/11" (repeat for each candidate)',
+    )
+    p.add_argument("--filter-plies", type=PLIES, default=0, help="depth of the --plays filter, 0-2 (default 0)")
     p.add_argument("--truncate", type=int_range(1, 10_000), default=None, metavar="N", help="stop after N plies")
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
@@ -65,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     """Roll out and report; returns 0."""
     if (args.id is None) == (args.file is None):
         raise ValueError("give one POSITIONID[:MATCHID] or --file FILE, not both or neither")
+    plays = args.plays is not None or args.moves is not None
+    if plays and (args.file is not None or args.cube_decision):
+        raise ValueError("--plays and --moves take one POSITIONID:MATCHID with dice, without --file or --cube-decision")
     if args.file is not None:
         starts = read_position_file(Path(args.file).read_text().splitlines(), str(args.file))
     else:
@@ -85,6 +105,12 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.cube_decision:
         return report_cube_decisions(run_cube_decisions(starts, config, workers=args.workers), started, args)
+    if plays:
+        if args.moves is not None:
+            candidates = named_candidates(starts[0], args.moves)
+        else:
+            candidates = filtered_candidates(build_player(config)[1], starts[0], args.plays, args.filter_plies)
+        return report_plays(run_play_rollout(starts[0], candidates, config, workers=args.workers), started, args)
     results = run_rollouts(starts, config, workers=args.workers)
     seconds = time.perf_counter() - started
     total = sum(r.trials for r in results)
@@ -181,4 +207,35 @@ def format_cube_decision(d: CubeDecisionRollout) -> str:
         f"  double minus no double {margin.value:+.4f}{se(margin.se)} (paired);"
         f" pass minus take {take.value:+.4f}{se(take.se)}",
     ]
+    return "\n".join(lines)
+
+
+def report_plays(rollout: PlayRollout, started: float, args: argparse.Namespace) -> int:
+    """Print the candidate plays best first (JSON or text); returns 0."""
+    total = rollout.trials * len(rollout.candidates)
+    timing = _timing(total, started)
+    if args.json:
+        print(json.dumps({**rollout.to_json(), **timing}))
+        return 0
+    print(format_plays(rollout))
+    print()
+    print(f"{total} trials in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)")
+    return 0
+
+
+def format_plays(rollout: PlayRollout) -> str:
+    """Human-readable ranking of the rolled-out plays, from the mover's view."""
+    c, start = rollout.config, rollout.start
+    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    kind = f"cubeful ({c.cube_spec})" if c.cubeful else "cubeless"
+    dice = f"{start.dice[0]}-{start.dice[1]}" if start.dice else "?"
+    lines = [
+        f"Plays of {dice} in {start.text} rolled out for the mover: {rollout.trials} trials each on the same dice, "
+        f"{depth}, seed {c.seed}, {kind} equity",
+        f"     {'Move':<24} Equity    SE       Diff      paired SE",
+    ]
+    for k, p in enumerate(rollout.ranked(), 1):
+        se = "" if p.equity.se is None else f"{p.equity.se:.4f}"
+        dse = "" if p.difference.se is None else f"{p.difference.se:.4f}"
+        lines.append(f"  {k:>2}. {p.move:<24} {p.equity.value:+.4f}   {se:<8} {p.difference.value:+.4f}   {dse}")
     return "\n".join(lines)
