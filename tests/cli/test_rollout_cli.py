@@ -60,7 +60,51 @@ def test_text_output_and_the_stratification_warning(capsys: pytest.CaptureFixtur
     assert code == 0 and json.loads(out)["trials"] == 10 and "not a multiple of 36" in err
 
 
+RACE = "u9uGAAC23VkAAA"
+OPENING_31 = f"{START}:{MatchState(on_roll=0, dice=(3, 1)).id}"
+
+
+def test_cube_decision_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--cube-decision --json``: ND and DT with SEs, DP, gnubg's words, the paired margin; cubeless probabilities."""
+    code, out, _ = run_cli(capsys, "rollout", RACE, "--trials", "36", "--cube-decision", "--cube", "none", "--json")
+    js = json.loads(out)
+    d = js["cube_decision"]
+    assert code == 0 and list(js["probabilities"]) == list(OUTPUTS)
+    assert set(d) >= {"no_double", "double_take", "double_pass", "action", "margin", "margin_se"}
+    assert set(d["no_double"]) == set(d["double_take"]) == {"equity", "se"}
+    assert d["double_pass"] == 1.0 and d["action"] == "No double, take"  # 76 against 57 pips
+    assert d["double_take"]["equity"] == pytest.approx(2 * d["no_double"]["equity"], abs=2e-6)  # cube none
+    assert d["no_double"]["equity"] == pytest.approx(js["equity"], abs=2e-6)
+
+
+def test_cube_decision_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "rollout", RACE, "--trials", "36", "--cube-decision")
+    assert code == 0 and "Proper cube action: No double, take" in out and "Double/take" in out
+
+
+def test_plays_json_best_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--plays 3 --json``: three plays best first, the best's difference 0, the others' below with paired SEs."""
+    code, out, _ = run_cli(capsys, "rollout", OPENING_31, "--plays", "3", *FAST, "--json")
+    js = json.loads(out)
+    plays = js["plays"]
+    assert code == 0 and js["dice"] == [3, 1] and len(plays) == 3
+    assert set(plays[0]) >= {"move", "equity", "se", "difference", "difference_se"}
+    assert plays[0]["difference"] == 0.0 and all(p["difference"] <= 0.0 for p in plays)
+    assert [p["equity"] for p in plays] == sorted((p["equity"] for p in plays), reverse=True)
+
+
+def test_moves_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "rollout", OPENING_31, "--moves", "8/5 6/5", "--moves", "24/23 13/10", *FAST)
+    assert code == 0 and "8/5 6/5" in out and "24/23 13/10" in out and "paired SE" in out
+
+
 BAD: list[tuple[list[str], str]] = [
+    (["rollout", START, "--plays", "3"], "no dice"),
+    (["rollout", OPENING_31, "--plays", "0"], "--plays"),
+    (["rollout", OPENING_31, "--moves", "8/4 6/5"], "8/4 6/5"),
+    (["rollout", OPENING_31, "--cube-decision"], "cube not available"),
+    (["rollout", f"{START}:{MatchState(cube=2, cube_owner=1, on_roll=0).id}", "--cube-decision"], "cube not available"),
+    (["rollout", "--file", "ids.txt", "--plays", "2"], "--file"),
     (["rollout", "nonsense"], "nonsense"),
     (["rollout", START, "--trials", "0"], "--trials"),
     (["rollout", START, "--truncate", "-1"], "--truncate"),

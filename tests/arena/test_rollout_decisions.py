@@ -1,0 +1,175 @@
+"""Cube-decision and candidate-play rollouts: properties that hold by construction, and plays not in doubt."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from arena.rollout import RolloutConfig, RolloutStart, build_player, roll_out_block, run_rollouts
+from arena.rollout_cube import cube_branches, run_cube_decisions
+from arena.rollout_plays import filtered_candidates, named_candidates, run_play_rollout
+from cube.actions import ProperAction
+from engine import MatchState, Position
+from engine.errors import IllegalMove, InvalidDice, NotSupported
+from nets.mlp import cubeless_equity
+
+OPENING = "4HPwATDgc/ABMA"
+STARTS = [
+    pytest.param("4HPwATDgc/ABMA", 8, id="opening, truncated after 8 plies"),
+    pytest.param("u9uGAAC23VkAAA", None, id="race (76 against 57 pips) to the end"),
+    pytest.param("4HPkQSDgc/ABMA", 10, id="reply to 24/18 13/11, truncated after 10"),
+]
+
+
+def rolled(position_id: str, dice: tuple[int, int]) -> RolloutStart:
+    """The start ``position_id`` with ``dice`` rolled by the side on roll (money, no Jacoby)."""
+    return replace(RolloutStart(Position.from_id(position_id)), dice=dice)
+
+
+# --- cube decisions ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("position_id", "truncate"), STARTS)
+def test_with_the_cube_out_of_play_no_double_is_the_cubeless_rollout_and_double_take_twice_it(
+    position_id: str, truncate: int | None
+) -> None:
+    """``--cube none`` without Jacoby: nobody doubles later, so ND is the cubeless rollout's equity (same dice)
+    and DT exactly twice it, trial by trial."""
+    start = RolloutStart(Position.from_id(position_id))
+    config = RolloutConfig(trials=72, truncate=truncate, cubeful=True, cube="none", seed=4)
+    decision = run_cube_decisions([start], config, progress=False)[0]
+    cubeless = run_rollouts([start], replace(config, cubeful=False, cube=None), progress=False)[0]
+    nd, dt = decision.per_trial()
+    assert np.allclose(nd, cubeless_equity(cubeless.outcomes.adjusted()), atol=1e-12, rtol=0)
+    assert np.allclose(dt, 2.0 * nd, atol=1e-12, rtol=0)
+    no_double, double_take, double_pass = decision.figures
+    assert no_double.value == pytest.approx(cubeless.estimate.equity, abs=1e-12)
+    assert double_take.value == pytest.approx(2.0 * cubeless.estimate.equity, abs=1e-12)
+    assert double_pass == 1.0
+
+
+@pytest.mark.parametrize("cube", ["janowski:0.68", "jump:0.2"])
+@pytest.mark.parametrize(("position_id", "truncate"), STARTS)
+def test_each_branch_is_unbiased_and_the_branches_share_their_checker_play(
+    position_id: str, truncate: int | None, cube: str
+) -> None:
+    """Both branches play the same moves on the same dice (the same cubeless outcomes); in each, the cubeful luck
+    averages zero within 3.5 SE and the luck-adjusted and raw cubeful equities agree within 3.5 combined SE."""
+    start = RolloutStart(Position.from_id(position_id))
+    config = RolloutConfig(trials=144, truncate=truncate, cubeful=True, cube=cube, seed=6)
+    d = run_cube_decisions([start], config, progress=False)[0]
+    assert np.array_equal(d.no_double.outcomes.outcome, d.double_take.outcomes.outcome)
+    assert np.array_equal(d.no_double.outcomes.luck, d.double_take.outcomes.luck)
+    for branch in (d.no_double, d.double_take):
+        luck = branch.outcomes.cubeful_luck
+        assert abs(luck.mean()) <= 3.5 * luck.std(ddof=1) / math.sqrt(len(luck))
+        est, raw = branch.estimate, branch.raw
+        assert est.cubeful_equity is not None and raw.cubeful_equity is not None
+        assert est.cubeful_equity_se is not None and raw.cubeful_equity_se is not None
+        combined = math.hypot(est.cubeful_equity_se, raw.cubeful_equity_se)
+        assert abs(est.cubeful_equity - raw.cubeful_equity) < 3.5 * combined
+    nd, dt = d.per_trial()
+    margin = d.margin
+    assert margin.se is not None and margin.se > 0.0
+    if d.figures[1].value < 1.0:  # the taker takes: the margin is the paired DT - ND
+        assert margin.value == pytest.approx(float((dt - nd).mean()))
+
+
+def test_a_taker_owned_cube_dice_rolled_or_a_finished_game_leaves_no_cube_decision() -> None:
+    """The side on roll cannot double: the error names the position and says the cube is not available."""
+    start = RolloutStart(Position.from_id(OPENING))
+    finished = RolloutStart(Position(np.array([0, -1] + [0] * 24, np.int8)))  # the side on roll is off
+    for bad, why in [
+        (replace(start, cube=2, owner=1), "the opponent owns the cube"),
+        (replace(start, dice=(3, 1)), "already rolled"),
+        (finished, "the game is over"),
+        (replace(start, cube=4096, owner=0), "largest"),
+    ]:
+        with pytest.raises(NotSupported, match=f"cube not available: .*{why}"):
+            cube_branches(bad)
+    no_double, double_take = cube_branches(replace(start, cube=2, owner=0))
+    assert (no_double.cube, no_double.owner, double_take.cube, double_take.owner) == (2, 0, 4, 1)
+    assert no_double.cube_decided and double_take.cube_decided
+
+
+def test_a_certain_cash_is_too_good_or_double_pass() -> None:
+    """A bear-off the side on roll wins whatever the dice (2 checkers on its ace, 15 of the opponent's home):
+    no double and double/take both win at least the cube, so gnubg's words say double/pass or too good."""
+    board = np.zeros(26, np.int8)
+    board[1] = 2
+    board[19:25] = -2
+    board[24] = -5
+    start = RolloutStart(Position(board))
+    d = run_cube_decisions([start], RolloutConfig(trials=36, cubeful=True), progress=False)[0]
+    assert d.action in (ProperAction.DOUBLE_PASS, ProperAction.TOO_GOOD_PASS)
+    assert d.figures[0].value >= 1.0 - 1e-9
+
+
+# --- candidate plays -----------------------------------------------------------------------------------
+
+
+def test_the_same_play_twice_differs_by_exactly_zero() -> None:
+    start = rolled(OPENING, (3, 1))
+    candidates = named_candidates(start, ["8/5 6/5", "24/23 13/10", "6/5 8/5"])
+    assert candidates[0].move == candidates[2].move == "8/5 6/5"
+    rollout = run_play_rollout(start, candidates, RolloutConfig(trials=72, truncate=6, seed=2), progress=False)
+    values = rollout.per_trial()
+    assert np.array_equal(values[0], values[2]) and not np.array_equal(values[0], values[1])
+    ranked = rollout.ranked()
+    twins = [p for p in ranked if p.move == "8/5 6/5"]
+    assert twins[0].equity == twins[1].equity and twins[0].difference.value == twins[1].difference.value
+    assert {p.difference.value for p in twins} == {0.0} or ranked[0].move != "8/5 6/5"
+
+
+@pytest.mark.parametrize(("dice", "best"), [((3, 1), "8/5 6/5"), ((4, 2), "8/4 6/4")])
+def test_opening_rolls_whose_best_play_is_not_in_doubt_come_out_best(dice: tuple[int, int], best: str) -> None:
+    """Of the 3 best plays by the 0-ply filter, the known best opening play wins by more than 3 paired SEs."""
+    start = rolled(OPENING, dice)
+    config = RolloutConfig(trials=72, truncate=10, seed=1)
+    candidates = filtered_candidates(build_player(config)[1], start, 3)
+    ranked = run_play_rollout(start, candidates, config, progress=False).ranked()
+    assert ranked[0].move == best
+    runner_up = ranked[1].difference
+    assert runner_up.se is not None and runner_up.value < -3.0 * runner_up.se
+
+
+def test_a_play_rollout_is_the_mover_negating_its_childs() -> None:
+    """A play's equity is minus the child's rollout from the opponent's view, on the same dice."""
+    start = rolled(OPENING, (3, 1))
+    candidates = named_candidates(start, ["8/5 6/5"])
+    config = RolloutConfig(trials=36, truncate=4, seed=3)
+    rollout = run_play_rollout(start, candidates, config, progress=False)
+    child = run_rollouts([RolloutStart(candidates[0].position)], config, progress=False)[0]
+    assert rollout.ranked()[0].equity.value == pytest.approx(-child.estimate.equity, abs=1e-12)
+
+
+def test_plays_need_dice_and_legal_moves() -> None:
+    with pytest.raises(InvalidDice, match="no dice"):
+        named_candidates(RolloutStart(Position.from_id(OPENING)), ["8/5 6/5"])
+    with pytest.raises(IllegalMove):
+        named_candidates(rolled(OPENING, (3, 1)), ["8/4 6/5"])
+
+
+# --- asking once per distinct (board, roll) --------------------------------------------------------------
+
+
+def test_asking_once_per_distinct_board_and_roll_changes_nothing() -> None:
+    """The net's moves are repeatable: the rollout asks once per distinct (board, roll), with the same outcomes."""
+    config = RolloutConfig(trials=72, truncate=6, cubeful=True, seed=8)
+    player, evaluator = build_player(config)
+    assert player.repeatable_moves
+    starts = list(cube_branches(RolloutStart(Position.from_id(OPENING))))
+    once = roll_out_block(player, evaluator, starts, config, np.arange(72))
+    player.repeatable_moves = False  # an instance attribute: every row asked
+    each = roll_out_block(player, evaluator, starts, config, np.arange(72))
+    for name in ("outcome", "luck", "cubeful", "cubeful_luck", "plies"):
+        assert np.array_equal(getattr(once, name), getattr(each, name)), name
+
+
+def test_match_ids_with_dice_give_the_mover_its_roll() -> None:
+    start = RolloutStart.parse(f"{OPENING}:{MatchState(on_roll=0, dice=(4, 2)).id}")
+    assert start.dice == (4, 2)
+    assert [c.move for c in named_candidates(start, ["8/4 6/4"])] == ["8/4 6/4"]
