@@ -14,7 +14,6 @@ the table ``met``, and the result is A's match-winning chance with its standard 
 from __future__ import annotations
 
 import math
-import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -38,7 +37,7 @@ from arena.matches import (
 )
 from arena.replay import play_trajectories, replay_block
 from arena.stats import pair_statistics
-from arena.workers import worker_pool
+from arena.workers import connect_ray, worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec
 from players.base import Player
@@ -292,33 +291,6 @@ def _pool_blocks(cfg: TournamentConfig, workers: int, record: bool, todo: list[t
         yield from pool.imap_unordered(_worker_block, jobs)
 
 
-def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Refuse a ``HOST:PORT`` Ray address nothing answers on (Ray itself would retry for minutes)."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise InvalidSpec(f"--ray {address!r} is not auto, local or HOST:PORT")
-    try:
-        with socket.create_connection((host.removeprefix("ray://") or "127.0.0.1", int(port)), timeout=timeout):
-            pass
-    except OSError as exc:
-        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster there ({exc.strerror or exc})") from None
-
-
-def _connect_ray(address: str) -> Any:
-    """The ``ray`` module, connected to ``address`` (``local`` starts Ray on this machine); raises InvalidSpec."""
-    try:
-        import ray
-    except ImportError:
-        raise InvalidSpec("--ray needs Ray: pip install -e '.[ray]'") from None
-    if address not in ("auto", "local"):
-        _check_reachable(address)
-    try:
-        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster ({exc})") from None
-    return ray
-
-
 def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[int, int]]) -> Iterator[AnyBlock]:
 
     @ray.remote
@@ -367,7 +339,7 @@ def _play_blocks(
                 tally.add(block)
     todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
     if ray_address is not None:
-        source = _ray_blocks(cfg, _connect_ray(ray_address), record, todo)
+        source = _ray_blocks(cfg, connect_ray(ray_address), record, todo)
     elif workers > 1:
         source = _pool_blocks(cfg, workers, record, todo)
     else:

@@ -1,13 +1,16 @@
-"""Worker process pools for blocks of games: spawned, sharing the cores, one BLAS thread each."""
+"""Worker process pools for blocks of games (spawned, sharing the cores, one BLAS thread each) and Ray connections."""
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
 import os
+import socket
 from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
 from typing import Any
+
+from engine.errors import InvalidSpec
 
 
 def worker_threads(workers: int) -> dict[str, str]:
@@ -50,3 +53,33 @@ def worker_pool(
         mp.get_context("spawn").Pool(workers, initializer, initargs) as pool,
     ):
         yield pool
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``HOST:PORT`` Ray address nothing answers on (Ray itself would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise InvalidSpec(f"--ray {address!r} is not auto, local or HOST:PORT")
+    try:
+        with socket.create_connection((host.removeprefix("ray://") or "127.0.0.1", int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster there ({exc.strerror or exc})") from None
+
+
+def connect_ray(address: str) -> Any:
+    """The ``ray`` module, connected to ``address`` (``local`` starts Ray on this machine); raises InvalidSpec.
+
+    Ray is an optional extra, imported only here when a command asks for it.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise InvalidSpec("--ray needs Ray: pip install -e '.[ray]'") from None
+    if address not in ("auto", "local"):
+        check_reachable(address)
+    try:
+        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster ({exc})") from None
+    return ray

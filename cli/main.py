@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "bench",
     "train",
     "supervised",
+    "label",
     "weights",
     "tournament",
     "rollout",

@@ -837,6 +837,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "bench": [("--repeats", "0"), ("--games", "0")],
     "train": [("--games", "0"), ("--parallel", "0")],
     "supervised": [("--shards", "0"), ("--plies", "9")],
+    "label": [("--shards", "0"), ("--trials", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
     "met": [("--length", "0"), ("--keith", "x")],
     "rollout": [("--trials", "0"), ("--plies", "9")],
@@ -950,6 +951,12 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
         lambda draw: ["--shards", "1", "--shard-games", "1", "--parallel", "1", "--plies", "0", "--keep", "0.2"]
         + ["--weights", str(DEFAULT_WEIGHTS), "--epochs", "1", "--threads", "1"],
     ),
+    # One self-play game of the shipped net, two positions, two trials of one ply (--ray is only parsed).
+    "label": CommandSpec(
+        lambda draw: ["--out", draw(GOOD_VALUES["--out"])],
+        lambda draw: ["--shards", "1", "--rows", "2", "--trials", "2", "--truncate", "1", "--pool-games", "1"]
+        + ["--workers", "1", "--weights", str(DEFAULT_WEIGHTS)],
+    ),
     "weights": CommandSpec(
         lambda draw: [draw(st.sampled_from(["info", "info", "promote", "show"])), draw(st.sampled_from(WEIGHT_FILES))],
         lambda draw: ["--to", "promoted.jgw"],
@@ -1022,6 +1029,7 @@ test_cube_options = fuzz_options_of("cube", 60)
 test_bench_options = fuzz_options_of("bench", 15)
 test_train_options = fuzz_options_of("train", 12)
 test_supervised_options = fuzz_options_of("supervised", 10)
+test_label_options = fuzz_options_of("label", 8)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
 test_met_options = fuzz_options_of("met", 40)
@@ -1041,6 +1049,7 @@ LEADING: dict[str, list[str]] = {
     "bench": ["movegen"],
     "train": ["--out", "run.jgw"],
     "supervised": ["generate", "--data", "data"],
+    "label": ["--out", "data", "--shards", "1"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
     "met": [],
     "rollout": [START],
