@@ -69,6 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"shares of the rows by reason (default {DEFAULTS.selection.text()})",
     )
     p.add_argument("--workers", type=int_range(1, 1024), default=1, help="processes on this machine, one shard each")
+    p.add_argument(
+        "--stop-after",
+        type=float_range(0, 1e9),
+        default=None,
+        metavar="SECONDS",
+        help="start no shard after SECONDS (those started finish; rerun to go on)",
+    )
     p.add_argument("--ray", default=None, metavar="ADDRESS", help="label as Ray tasks (auto, local, HOST:PORT)")
     p.add_argument(
         "--block-rows",
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         selection=args.select,
         block_rows=args.block_rows,
     )
-    result = label(cfg, workers=args.workers, ray_address=args.ray, progress=True)
+    result = label(cfg, workers=args.workers, ray_address=args.ray, progress=True, stop_after=args.stop_after)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
@@ -108,9 +115,11 @@ def run(args: argparse.Namespace) -> int:
         print("  by class:  " + ", ".join(f"{k} {v}" for k, v in counts["by_class"].items()))
         se = counts["equity_se"]
         print(f"  equity SE: mean {se['mean']:.4f}, max {se['max']:.4f} (without luck adjustment {se['raw_mean']:.4f})")
-    if d["rows_per_second"] is not None:
+    if result.rows_made and d["rows_per_second"] is not None and d["rows_per_core_second"] is not None:
         print(
-            f"  {result.rows_made} rows in {result.seconds:.1f} s: {d['rows_per_second']:.3f} rows/s, "
-            f"{d['rows_per_second_per_worker']:.3f} per worker ({result.workers})"
+            f"  {result.rows_made} rows in {result.seconds:.1f} s: {d['rows_per_second']:.3f} rows/s with "
+            f"{result.workers} processes, {d['rows_per_core_second']:.3f} rows per process-second labelling"
         )
+    if result.stopped:
+        print(f"  stopped: {result.shards} of {args.shards} shards done; rerun to go on")
     return 0

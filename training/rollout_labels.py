@@ -33,6 +33,7 @@ import importlib.util
 import io
 import json
 import math
+import queue
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -510,17 +511,35 @@ class LabelResult:
     shards: int
     made: int  # shards written by this call
     rows_made: int
-    seconds: float
+    seconds: float  # wall-clock seconds of this call's labelling
+    shard_seconds: float  # the seconds the processes spent making this call's shards, summed
     workers: int
+    stopped: bool  # shards were left undone because the time given ran out
     counts: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict, with rows per second (overall and per worker process) of this call."""
+        """JSON-ready dict, with rows per second of this call: overall, and per process busy labelling (per core)."""
         d = asdict(self)
-        rate = self.rows_made / self.seconds if self.seconds > 0 and self.rows_made else None
-        d["rows_per_second"] = None if rate is None else round(rate, 4)
-        d["rows_per_second_per_worker"] = None if rate is None else round(rate / self.workers, 4)
+        d["rows_per_second"] = round(self.rows_made / self.seconds, 4) if self.seconds > 0 else None
+        busy = self.shard_seconds
+        d["rows_per_core_second"] = round(self.rows_made / busy, 4) if busy > 0 else None
         return d
+
+
+@dataclass(frozen=True)
+class MadeShard:
+    """A shard as a process finished it, with the seconds that process spent on it."""
+
+    index: int
+    shard: LabelShard
+    seconds: float
+
+
+def timed_shard(ev: Evaluator, cfg: LabelConfig, index: int) -> MadeShard:
+    """Make shard ``index`` (:func:`make_shard`), timing it."""
+    started = time.perf_counter()
+    shard = make_shard(ev, cfg, index)
+    return MadeShard(index, shard, time.perf_counter() - started)
 
 
 _WORKER: tuple[Evaluator, LabelConfig] | None = None
@@ -531,33 +550,58 @@ def _worker_init(cfg: LabelConfig) -> None:
     _WORKER = (load_evaluator(cfg.weights_file), cfg)
 
 
-def _worker_shard(index: int) -> tuple[int, LabelShard]:
+def _worker_shard(index: int) -> MadeShard:
     assert _WORKER is not None
     ev, cfg = _WORKER
-    return index, make_shard(ev, cfg, index)
+    return timed_shard(ev, cfg, index)
 
 
 def _made_shards(
-    cfg: LabelConfig, ev: Evaluator, todo: list[int], workers: int, ray_address: str | None
-) -> Iterator[tuple[int, LabelShard]]:
-    """Each shard of ``todo`` as it is finished: here, in worker processes or as Ray tasks."""
+    cfg: LabelConfig, ev: Evaluator, todo: list[int], workers: int, ray_address: str | None, deadline: float | None
+) -> Iterator[MadeShard]:
+    """Each shard of ``todo`` as it is finished: here, in worker processes or as Ray tasks.
+
+    No shard is started after ``deadline`` (a ``time.perf_counter`` value; None: none); those started finish.
+    """
+    waiting = list(reversed(todo))
+
+    def more() -> bool:
+        return bool(waiting) and (deadline is None or time.perf_counter() < deadline)
+
     if ray_address is not None:
         ray = connect_ray(ray_address)
 
         @ray.remote
-        def shard_task(cfg: LabelConfig, index: int) -> tuple[int, LabelShard]:
-            return index, make_shard(load_evaluator(cfg.weights_file), cfg, index)
+        def shard_task(cfg: LabelConfig, index: int) -> MadeShard:
+            return timed_shard(load_evaluator(cfg.weights_file), cfg, index)
 
-        pending = [shard_task.remote(cfg, i) for i in todo]
-        while pending:
+        width = max(workers, int(ray.cluster_resources().get("CPU", 1)))
+        pending: list[Any] = []
+        while pending or more():
+            while more() and len(pending) < width:
+                pending.append(shard_task.remote(cfg, waiting.pop()))
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     elif workers > 1 and len(todo) > 1:
-        with worker_pool(min(workers, len(todo)), _worker_init, (cfg,)) as pool:
-            yield from pool.imap_unordered(_worker_shard, todo)
+        width = min(workers, len(todo))
+        results: queue.SimpleQueue[MadeShard | BaseException] = queue.SimpleQueue()
+        with worker_pool(width, _worker_init, (cfg,)) as pool:
+            in_flight = 0
+            while in_flight or more():
+                while more() and in_flight < width:
+                    pool.apply_async(_worker_shard, (waiting.pop(),), callback=results.put, error_callback=results.put)
+                    in_flight += 1
+                try:
+                    item = results.get(timeout=1.0)
+                except queue.Empty:
+                    continue
+                in_flight -= 1
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
     else:
-        for index in todo:
-            yield index, make_shard(ev, cfg, index)
+        while more():
+            yield timed_shard(ev, cfg, waiting.pop())
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -589,11 +633,13 @@ def label(
     ray_address: str | None = None,
     progress: bool = True,
     on_shard: Callable[[int, LabelShard], None] | None = None,
+    stop_after: float | None = None,
 ) -> LabelResult:
     """Write shards ``0 .. cfg.shards - 1`` into ``cfg.out`` (those there are kept); the folder's state after.
 
     The manifest records the settings and the labelling net's digest (a folder of other settings
-    is refused, not mixed) and is rewritten with the counts after every shard.
+    is refused, not mixed) and is rewritten with the counts after every shard. With ``stop_after``
+    no shard is started after that many seconds (those started finish; a rerun goes on).
     """
     check_out_folder(cfg.out)
     if workers < 1:
@@ -617,30 +663,37 @@ def label(
             done[index] = LabelShard.read(path)
     todo = [i for i in range(cfg.shards) if i not in done]
     _write_manifest(manifest, identity, cfg.shards, {"shards_done": len(done), **_counts(list(done.values()))})
+    if stop_after is not None and stop_after < 0:
+        raise InvalidSpec(f"stop_after {stop_after!r}: give 0 seconds or more")
     started = time.perf_counter()
+    deadline = None if stop_after is None else started + stop_after
     bar = tqdm(total=cfg.shards, initial=len(done), unit="shard", disable=not progress, file=sys.stderr)
-    rows_made = 0
+    made = rows_made = 0
+    busy = 0.0
     try:
-        for index, shard in _made_shards(cfg, ev, todo, workers, ray_address):
-            write_atomic(shard_path(cfg.out, index), shard.to_bytes())
-            done[index] = shard
-            rows_made += len(shard)
+        for item in _made_shards(cfg, ev, todo, workers, ray_address, deadline):
+            write_atomic(shard_path(cfg.out, item.index), item.shard.to_bytes())
+            done[item.index] = item.shard
+            made += 1
+            rows_made += len(item.shard)
+            busy += item.seconds
             _write_manifest(manifest, identity, cfg.shards, {"shards_done": len(done), **_counts(list(done.values()))})
             if on_shard is not None:
-                on_shard(index, shard)
+                on_shard(item.index, item.shard)
             bar.update(1)
     finally:
         bar.close()
     seconds = time.perf_counter() - started
-    counts = _counts([done[i] for i in sorted(done)])
     return LabelResult(
         out=str(cfg.out),
         shards=len(done),
-        made=len(todo),
+        made=made,
         rows_made=rows_made,
         seconds=round(seconds, 2),
+        shard_seconds=round(busy, 2),
         workers=1 if ray_address is None and (workers <= 1 or len(todo) <= 1) else workers,
-        counts=counts,
+        stopped=len(done) < cfg.shards,
+        counts=_counts([done[i] for i in sorted(done)]),
     )
 
 

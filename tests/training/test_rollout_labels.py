@@ -226,10 +226,18 @@ def test_other_settings_or_a_broken_shard_are_refused(dataset: tuple[LabelConfig
         label(replace(cfg, out=broken), progress=False)
 
 
+def test_no_shard_starts_after_the_time_given(dataset: tuple[LabelConfig, Path], tmp_path: Path) -> None:
+    cfg, _ = dataset
+    for workers in (1, 2):
+        result = label(replace(cfg, out=tmp_path / str(workers)), workers=workers, progress=False, stop_after=0)
+        assert result.made == 0 and result.stopped and result.shards == 0
+        assert json.loads((tmp_path / str(workers) / MANIFEST).read_text())["shards_done"] == 0
+
+
 def test_worker_processes_give_the_same_shards(dataset: tuple[LabelConfig, Path], tmp_path: Path) -> None:
     cfg, out = dataset
     result = label(replace(cfg, out=tmp_path / "w"), workers=2, progress=False)
-    assert result.made == 2 and result.workers == 2
+    assert result.made == 2 and result.workers == 2 and not result.stopped and result.shard_seconds > 0
     a, b = read_labels(out), read_labels(tmp_path / "w")
     for name in LabelShard.ARRAYS:
         assert np.allclose(getattr(a, name), getattr(b, name), atol=1e-6, equal_nan=True), name
@@ -255,7 +263,7 @@ def test_label_command_writes_a_data_set_and_reports_json(capsys: pytest.Capture
     assert code == 0
     d = json.loads(stdout)
     assert d["shards"] == d["made"] == 1 and d["counts"]["rows"] == d["rows_made"] == 3
-    assert d["counts"]["by_reason"]["random"] == 3 and d["rows_per_second"] > 0
+    assert d["counts"]["by_reason"]["random"] == 3 and d["rows_per_second"] > 0 and d["rows_per_core_second"] > 0
     assert json.loads((out / MANIFEST).read_text())["identity"]["selection"]["random"] == 1.0
 
 
