@@ -65,6 +65,7 @@ from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from players.base import Player
 from players.cube import cube_states_for, parse_cube_spec
+from players.net import NetPlayer
 from players.specs import make_player
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
@@ -78,7 +79,7 @@ BLOCK_ROWS = 648  # trials (of all positions together) per lockstep block, about
 LUCK_CHUNK = 256  # trials whose 21-roll luck is evaluated in one batch (21 x children each)
 #: Trials per player call at each depth: a 2-ply move choice holds ~10^5 evaluations per trial.
 PLAYER_ROWS = {0: None, 1: 64, 2: 2}
-DEFAULT_CUBE = "janowski:0.68"  # gnubg's usual cube efficiency, as ``eval`` shows
+DEFAULT_CUBE = "gnubg"  # gnubg's cube model, as ``eval`` shows: x by class, exact in two-sided bear-offs
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,11 @@ class TrialDice:
         return self.rolls[slots, index]
 
 
-def roll_luck(ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray) -> np.ndarray:
-    """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply; see the module docstring).
+def roll_luck(
+    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply; see the module docstring),
+    and the 0-ply best play of each roll (k, 26), the child seen by the next side on roll.
 
     ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
     is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
@@ -216,16 +220,19 @@ def roll_luck(ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     distinct = boards[first]
     values = np.empty((len(distinct), len(ROLLS), 5))  # the roller's view after each roll's best play
+    best_kids = np.empty((len(distinct), len(ROLLS), boards.shape[1]), np.int8)
     for start in range(0, len(distinct), LUCK_CHUNK):
         part = distinct[start : start + LUCK_CHUNK]
         rep, dice = expand_rolls(part)
         kids, offsets = children_batch(rep, dice)
         probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
-        best = probs[segment_argmax(-cubeless_equity(probs), offsets)]
-        values[start : start + len(part)] = flip_probabilities(best).reshape(len(part), len(ROLLS), 5)
-    luck = values[inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]]
-    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[inverse.ravel()]
-    return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck))
+        best = segment_argmax(-cubeless_equity(probs), offsets)
+        values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
+        best_kids[start : start + len(part)] = kids[best].reshape(len(part), len(ROLLS), -1)
+    rows, roll = inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
+    luck = values[rows, roll]
+    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[rows]
+    return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck)), best_kids[rows, roll]
 
 
 def to_seat0(probs: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -313,6 +320,7 @@ def roll_out_block(
         max_rows=PLAYER_ROWS[config.plies],
     )
     dice = TrialDice(config.seed, trials)
+    luck_plays = plays_by_luck(player, evaluator)
     out = TrialOutcomes(
         position=pos,
         trial=trials[slot],
@@ -352,13 +360,21 @@ def roll_out_block(
         index = ply - has_dice[rows].astype(np.int64)  # random rolls come after the given dice
         rolls = dice.at(slot[rows], np.maximum(index, 0))
         rolls[fixed] = given[rows[fixed]]
+        played: np.ndarray | None = None
         if config.variance_reduction:
             lucky = rows[~fixed]
-            luck = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
+            luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
             out.luck[lucky] += luck
             stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
             out.cubeful_luck[lucky] += stake * difference_equity(luck)
-        kids, over = _move_distinct(g, player, rows, rolls, PLAYER_ROWS[config.plies])
+        if played is not None and luck_plays:  # the luck's 0-ply best plays are the player's own
+            kids = np.empty((len(rows), 26), np.int8)
+            kids[~fixed] = played
+            if fixed.any():
+                kids[fixed] = player.choose_moves(g.boards[rows[fixed]], rolls[fixed])
+            over = g.apply_moves(rows, rolls, kids)
+        else:
+            kids, over = _move_distinct(g, player, rows, rolls, PLAYER_ROWS[config.plies])
         ended = rows[over]
         out.outcome[ended] = to_seat0(game_over_probabilities(kids[over]), g.on_roll[ended])
         cut = np.zeros(0, np.int64)
@@ -367,6 +383,11 @@ def roll_out_block(
             _truncate(g, out, evaluator, player, cut, cube0, rules)
         finished(np.concatenate([ended, cut]))
     return out
+
+
+def plays_by_luck(player: Player, evaluator: BoardEvaluator) -> bool:
+    """True when ``player`` plays the 0-ply best play of ``evaluator``, which the luck adjustment finds anyway."""
+    return isinstance(player, NetPlayer) and player.plies == 0 and player.evaluator is evaluator
 
 
 def _move_distinct(

@@ -2,8 +2,9 @@
 
 Specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
-``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's own
-cube, for gnubg players).
+``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's
+cube model on the player's own probabilities: :class:`GnubgModelDecider` for this project's nets,
+gnubg's own cubeful evaluation for gnubg players).
 Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
 ``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
 
@@ -18,7 +19,7 @@ volatility: the lookahead runs once per distinct board, and a bounded cache reme
 volatilities of recent boards.
 
 ``jump-net`` is the same strategy with the local volatility from a learned net
-(:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to :data:`nets.volnet.DEFAULT_VOLNET`) in
+(:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to the shipped ``weights/volatility.jgw``) in
 place of the lookahead, behind the same gate.
 """
 
@@ -45,6 +46,7 @@ from cube import (
 from cube.errors import CubeInputError
 from cube.states import CubeState
 from engine.errors import InvalidSpec
+from nets.cube_advice import money_cube_decisions
 from nets.volnet import DEFAULT_VOLNET
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
@@ -190,7 +192,6 @@ class CubeDecider:
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
         return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
 
-
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
         """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache.
 
@@ -217,6 +218,26 @@ class CubeDecider:
         while len(self._volatility) > self._cache_size:
             self._volatility.popitem(last=False)
         return out
+
+
+class GnubgModelDecider:
+    """Batched money cube decisions of gnubg's model (:mod:`nets.cube_advice`) from a player's probabilities.
+
+    The cube life follows each position's class (races by pips), and two-sided bear-offs take the
+    database's exact cubeful equities: the decisions ``eval`` shows, for every position of a game.
+    """
+
+    def __init__(self, probabilities: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.probabilities = probabilities
+        self.decisions = 0
+        self.lookaheads = 0  # none needed; kept for the statistics every decider reports
+        self.lookaheads_run = 0
+
+    def decide(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> CubeDecisions:
+        """Decisions for boards seen by the side on roll with the given :class:`CubeState` values."""
+        self.decisions += len(boards)
+        states = np.asarray(cube_states, dtype=str)
+        return money_cube_decisions(boards, self.probabilities(boards), states, jacoby=jacoby, beavers=beavers)
 
 
 def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:

@@ -44,46 +44,18 @@ from typing import Protocol
 
 import numpy as np
 
-from cube import CubeEfficiency, PositionClass, local_volatility
+from cube import local_volatility
 from cube.errors import CubeInputError
+from cube.gnubg_model import gnubg_match_decision
 from cube.jump_linear import STATISTICAL_SCALE
 from cube.match import MatchCube, cube_actions
 from cube.match_strategy import LINEAR_ALPHA, JumpMatchCube, MatchCubeModel
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
-from engine.batch import phases
 from engine.errors import InvalidSpec
-from engine.position import GamePhase
+from nets.cube_advice import cube_lives
 
 Lookahead = Callable[[np.ndarray], np.ndarray]
-
-_CLASS_OF_PHASE = {
-    GamePhase.CONTACT: PositionClass.CONTACT,
-    GamePhase.RACE: PositionClass.RACE,
-    GamePhase.BEAROFF_ONE_SIDED: PositionClass.BEAROFF_ONE_SIDED,
-    GamePhase.BEAROFF_TWO_SIDED: PositionClass.BEAROFF_TWO_SIDED,
-    GamePhase.OVER: PositionClass.OVER,
-}
-
-
-def cube_efficiencies(boards: np.ndarray, efficiency: CubeEfficiency | None = None) -> np.ndarray:
-    """gnubg's cube efficiency x of each board (side on roll), from its position class (and pips in a race).
-
-    Two-sided bearoffs get the class's cap (gnubg solves an effective x from its cubeful bearoff
-    database there; this project has no cubeful two-sided database).
-    """
-    eff = efficiency or CubeEfficiency()
-    b = np.asarray(boards, dtype=np.int64).reshape(-1, 26)
-    kinds = phases(np.ascontiguousarray(b, dtype=np.int8))
-    pips = (np.clip(b, 0, None) * np.arange(26)).sum(axis=1)
-    x = np.empty(len(b))
-    for phase, kind in _CLASS_OF_PHASE.items():
-        rows = np.flatnonzero(kinds == phase)
-        if kind is PositionClass.RACE:
-            x[rows] = [eff.x(kind, int(p)) for p in pips[rows]]
-        else:
-            x[rows] = eff.x(kind)
-    return x
 
 
 class MatchCubeStrategy(ABC):
@@ -112,14 +84,31 @@ class EfficiencyMatchCube(MatchCubeStrategy):
         super().__init__(name)
         self.met = met
         self.x = x
-        self.efficiency = CubeEfficiency()
 
     def decide(
         self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
     ) -> tuple[np.ndarray, np.ndarray]:
         """gnubg's decision for each position at its cube (side on roll's view)."""
-        x = np.full(len(probs), self.x) if self.x is not None else cube_efficiencies(boards, self.efficiency)
-        return cube_actions(probs, self.met, cubes, x)
+        if self.x is not None:
+            return cube_actions(probs, self.met, cubes, np.full(len(probs), self.x))
+        # gnubg's model: x by class; two-sided bear-offs solve their x per cube state (nets.cube_advice)
+        actions = np.full(len(probs), CubeAction.NO_DOUBLE.value, dtype=object)
+        responses = np.full(len(probs), CubeResponse.TAKE.value, dtype=object)
+        batched: list[int] = []
+        xs: list[float] = []
+        for i, (life, cube) in enumerate(zip(cube_lives(boards), cubes, strict=True)):
+            if not cube.can_double:
+                continue
+            if life.exact is None:
+                batched.append(i)
+                xs.append(life.x)
+                continue
+            d = gnubg_match_decision(probs[i], self.met, cube, life)
+            actions[i], responses[i] = d.action.value, (d.response or CubeResponse.TAKE).value
+        if batched:
+            a, r = cube_actions(probs[batched], self.met, [cubes[i] for i in batched], np.array(xs))
+            actions[batched], responses[batched] = a, r
+        return actions.astype(str), responses.astype(str)
 
 
 class VolatilityModel(Protocol):
@@ -267,8 +256,8 @@ def parse_match_cube_spec(text: str, met: MatchEquityTable) -> MatchCubeSpec:
     name, colon, arg = text.strip().partition(":")
     if name == "none" and not colon:
         return MatchCubeSpec(text, None)
-    if name == "gnubg" and not colon:
-        return MatchCubeSpec(text, None, own=True)
+    if name == "gnubg" and not colon:  # gnubg players use their engine's own cube, nets gnubg's model
+        return MatchCubeSpec(text, EfficiencyMatchCube(met, "gnubg"), own=True)
     entry = MATCH_CUBE_STRATEGIES.get(name)
     if entry is None or (colon and not arg):
         raise InvalidSpec(f"cube spec {text!r} is not a match cube strategy (in matches: {match_cube_specs()})")

@@ -8,7 +8,7 @@ from nets.evaluator import Evaluator
 from nets.lookahead import best_children_plies, evaluate_plies
 from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import load_volatility_net
-from players.cube import CubeDecider, CubeSpec
+from players.cube import CubeDecider, CubeSpec, GnubgModelDecider
 from players.match_cube import MatchCubeDecider, MatchCubeSpec
 from players.strategic import StrategyPlayer
 
@@ -29,13 +29,13 @@ class NetPlayer(StrategyPlayer):
     def __init__(
         self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str, match_cube: MatchCubeSpec | None = None
     ) -> None:
-        if cube.own or (match_cube is not None and match_cube.own):
-            raise ValueError(f"cube spec 'gnubg' belongs to gnubg players; {name} has no cube of its own")
         self.evaluator = evaluator
         self.plies = plies
         self.volatility_net = load_volatility_net(cube.volatility_net) if cube.volatility_net is not None else None
-        decider = None
-        if cube.strategy is not None:
+        decider: CubeDecider | GnubgModelDecider | None = None
+        if cube.own:  # gnubg's model on this net's probabilities, as ``eval`` shows it
+            decider = GnubgModelDecider(self.probabilities)
+        elif cube.strategy is not None:
             learned = self.learned_volatility if self.volatility_net is not None else None
             decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes, local_volatility=learned)
         match_decider = None

@@ -78,7 +78,6 @@ def make_player(
     else:
         cube_spec = parse_cube_spec(cube)
     cubeless = cube_spec.cubeless and (match_spec is None or match_spec.cubeless)
-    own = cube_spec.own or (match_spec is not None and match_spec.own)
     text = spec.strip()
     if text in ("pubeval", "random") or text.startswith("random:"):
         if not cubeless:
@@ -100,8 +99,6 @@ def make_player(
         return make_gnubg_player(plies, cube_spec, match_spec)
     if kind != "net":
         raise InvalidSpec(f"player spec {spec!r} is not one of {PLAYER_SPECS}")
-    if own:
-        raise InvalidSpec(f"cube spec {cube!r} is gnubg's own cube; player {spec!r} is not gnubg")
     key = str(Path(weights)) if colon else ""
     cache = evaluators if evaluators is not None else {}
     if key not in cache:

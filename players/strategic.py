@@ -9,7 +9,7 @@ import numpy as np
 from cube.match import MatchCube
 from engine.batch import flip_boards
 from players.base import Player
-from players.cube import CubeDecider, CubeSpec
+from players.cube import CubeDecider, CubeSpec, GnubgModelDecider
 from players.match_cube import MatchCubeDecider
 
 
@@ -20,7 +20,11 @@ class StrategyPlayer(Player):
     """
 
     def __init__(
-        self, name: str, cube: CubeSpec, decider: CubeDecider | None, match_decider: MatchCubeDecider | None = None
+        self,
+        name: str,
+        cube: CubeSpec,
+        decider: CubeDecider | GnubgModelDecider | None,
+        match_decider: MatchCubeDecider | None = None,
     ) -> None:
         super().__init__(name)
         self.cube = cube

@@ -363,3 +363,16 @@ def test_luck_adjusted_and_raw_cubeful_equities_agree_within_their_errors(
     combined = math.hypot(r.estimate.cubeful_equity_se, r.raw.cubeful_equity_se)
     assert abs(r.estimate.cubeful_equity - r.raw.cubeful_equity) < 3.5 * combined
     assert r.estimate.cubeful_equity_se < r.raw.cubeful_equity_se
+
+
+def test_cubeful_rollouts_of_two_sided_bearoffs_agree_with_the_databases_cubeful_equity() -> None:
+    """With gnubg's model (exact in two-sided bear-offs) both sides play the database's optimal cube, so the
+    luck-adjusted cubeful equity must match the database's (centred, money) within 3.5 SE, position by position."""
+    positions = two_sided_sample(8, seed=23)
+    exact = load_two_sided().lookup(np.stack([p.array for p in positions]))["optimal"][:, 0]
+    config = RolloutConfig(trials=216, cubeful=True, cube="gnubg", seed=7)
+    results = run_rollouts([RolloutStart(p) for p in positions], config, progress=False)
+    for r, want in zip(results, exact, strict=True):
+        assert r.estimate.cubeful_equity is not None and r.estimate.cubeful_equity_se is not None
+        se = max(r.estimate.cubeful_equity_se, 1e-3)
+        assert abs(r.estimate.cubeful_equity - want) <= 3.5 * se, (r.start.position.id, want)

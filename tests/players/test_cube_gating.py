@@ -9,8 +9,10 @@ import pytest
 
 from cube import local_volatility
 from cube.states import CubeState
+from engine import Position
 from engine.errors import InvalidSpec
 from nets import load_evaluator
+from nets.cube_advice import money_cube_decisions
 from nets.lookahead import best_children
 from nets.volatility import two_roll_outcomes_batch
 from players import make_player, parse_cube_spec
@@ -106,7 +108,7 @@ def test_bad_cube_specs_name_themselves(text: str, needle: str) -> None:
         ("net@3", "none", "ply '3'"),
         ("net", "none", "is not one of"),
         ("pubeval", "janowski:0.7", "no probabilities"),
-        ("net@0", "gnubg", "not gnubg"),
+        ("pubeval", "gnubg", "no probabilities"),
         ("chess@0", "none", "is not one of"),
         ("random:x", "none", "seed"),
     ],
@@ -114,3 +116,17 @@ def test_bad_cube_specs_name_themselves(text: str, needle: str) -> None:
 def test_bad_player_specs_name_themselves(spec: str, cube: str, needle: str) -> None:
     with pytest.raises(InvalidSpec, match=needle):
         make_player(spec, cube)
+
+
+def test_a_net_with_the_gnubg_spec_decides_as_eval_does() -> None:
+    """``gnubg`` on a net: gnubg's model on the net's probabilities, exact in two-sided bear-offs (a last roll
+    is a double and a take for money, as gnubg says), the class's x elsewhere."""
+    player = make_player("net@0", "gnubg")
+    boards = np.stack([Position.from_id(i).array for i in ("AwAAMAAAAAAAAA", "0QAA4BIAAAAAAA", "4HPwATDgc/ABMA")])
+    states = np.full(3, CubeState.CENTERED.value)
+    actions = player.double_actions(boards, states, jacoby=False, beavers=False)
+    assert list(actions) == ["double", "double", "no double"]
+    equities = player.cube_equities(boards, states, False, False)
+    assert equities is not None and equities[0] == pytest.approx(0.889, abs=1e-3)
+    want = money_cube_decisions(boards, player.probabilities(boards), states, jacoby=False, beavers=False)
+    assert np.allclose(equities, want.equity)

@@ -9,15 +9,16 @@ from cube.jump_linear import STATISTICAL_SCALE
 from cube.match import MatchCube, MatchScore
 from cube.match_strategy import JumpMatchCube
 from cube.met import published_met
-from cube.states import CubeAction
+from cube.states import CubeAction, CubeResponse
 from cube.volatility import local_volatility
 from engine import Position
+from engine.batch import flip_boards
 from engine.errors import InvalidSpec
+from nets.cube_advice import cube_lives
 from players.match_cube import (
     MATCH_CUBE_STRATEGIES,
     EfficiencyMatchCube,
     ModelMatchCube,
-    cube_efficiencies,
     parse_match_cube_spec,
     register_match_cube,
 )
@@ -65,7 +66,7 @@ def test_cube_efficiency_by_position_class() -> None:
     bearoff = np.zeros(26, np.int8)
     bearoff[[1, 2]] = [7, 8]
     bearoff[[24, 23]] = [-7, -8]
-    x = cube_efficiencies(np.stack([contact, race, bearoff]))
+    x = [life.x for life in cube_lives(np.stack([contact, race, bearoff]))]
     assert x[0] == 0.68 and x[1] == pytest.approx(0.00125 * 100 + 0.55) and x[2] == 0.6
 
 
@@ -105,3 +106,15 @@ def test_the_jump_match_player_decides_as_the_model_with_the_lookahead_volatilit
     volatility = STATISTICAL_SCALE * local_volatility(lookahead_p, measure="mean_abs")
     double, take = JumpMatchCube(met, 0.1, local=True).decide(probs, cubes, volatility)
     assert np.array_equal(action == CubeAction.DOUBLE, double) and np.array_equal(response == "take", take)
+
+
+def test_a_net_with_the_gnubg_match_spec_uses_the_effective_cube_life_of_bearoffs() -> None:
+    """A last roll at 4-away 2-away: gnubg's effective x is 0 there (nothing left to double), so the side on
+    roll doubles and the opponent takes, where the class cap 0.6 would say no double (the old answer)."""
+    from players.specs import make_player
+
+    player = make_player("net@0", "gnubg", met=published_met())
+    board = Position.from_id("AwAAMAAAAAAAAA").array[None]
+    cube = MatchCube(MatchScore(4, 2))
+    assert list(player.match_double_actions(board, [cube])) == [CubeAction.DOUBLE]
+    assert list(player.match_double_responses(flip_boards(board), [cube])) == [CubeResponse.TAKE]
