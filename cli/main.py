@@ -2,7 +2,11 @@
 
 Each subcommand lives in its own module ``cli/<name>.py`` exposing ``register(subparsers)``
 (adds its parser, sets ``func``). Every error, argparse's included, is one line and exit
-code 2; with ``--json`` it is ``{"error": ...}`` on stdout, which then holds only JSON.
+code 2; with ``--json`` it is ``{"error": ...}`` on stdout, which then holds only JSON. Ctrl-C
+ends any command with one "interrupted" line and exit code 130 (:mod:`cli.interrupts`).
+
+Only the module of the command asked for is imported (the others bring numba, scipy and the
+nets, seconds of loading): ``jumpgammon --help`` lists the commands from ``COMMANDS`` alone.
 """
 
 from __future__ import annotations
@@ -11,25 +15,36 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
-# Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = (
-    "show",
-    "eval",
-    "hint",
-    "cube",
-    "met",
-    "bench",
-    "train",
-    "supervised",
-    "label",
-    "weights",
-    "tournament",
-    "rollout",
-    "experiment",
-)
+from cli import interrupts
+
+# Subcommand modules with their one-line summaries, in the order ``--help`` lists them.
+COMMANDS: dict[str, str] = {
+    "show": "print the board of a POSITIONID[:MATCHID]",
+    "id": "write position and match IDs from readable fields; read IDs back into them",
+    "eval": "evaluate a POSITIONID[:MATCHID] for the side on roll",
+    "hint": "rank every legal play of a roll",
+    "cube": "cube decision points and cubeful equities (Janowski / jump model)",
+    "met": "print a match equity table (published, or Keith's algorithm)",
+    "bench": "speed benchmarks",
+    "train": "self-play TD training into a run file (resumed when it exists)",
+    "supervised": "refine the nets on their own lookahead values (self-play data, then a supervised fit)",
+    "label": "rollout labels: self-play positions chosen where they teach most, rolled out, in resumable shards",
+    "weights": "inspect weights files; promote a training run to the shipped net",
+    "tournament": "bot-vs-bot money games or matches: points per game (or match wins) with standard error",
+    "rollout": "roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
+    "experiment": "the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
+}
+EPILOG = """\
+examples:
+  jumpgammon show 4HPwATDgc/ABMA
+  jumpgammon id --match-length 7 --score 2-4 --dice 5 2
+  jumpgammon eval 4HPwATDgc/ABMA:cAkZAAAAAAAA --plies 1
+  jumpgammon tournament --a net@0 --b pubeval --games 2000
+
+'jumpgammon COMMAND --help' describes a command, its options and their defaults."""
 
 
 class UsageError(Exception):
@@ -51,13 +66,30 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level parser with every subcommand registered."""
-    parser = Parser(prog="jumpgammon", description="Backgammon engine, neural evaluator and doubling-cube theory.")
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser: the subcommands in ``commands`` (default all) with their full parsers.
+
+    The others get only their summary line, so their modules are not imported.
+    """
+    full = set(COMMANDS if commands is None else commands)
+    parser = Parser(
+        prog="jumpgammon",
+        description="Backgammon engine, neural evaluator and doubling-cube theory.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    for name in COMMANDS:
-        importlib.import_module(f"cli.{name}").register(sub)
+    for name, summary in COMMANDS.items():
+        if name in full:
+            importlib.import_module(f"cli.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _fail(message: str, as_json: bool) -> int:
@@ -71,19 +103,37 @@ def _fail(message: str, as_json: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit status (0 done, 2 bad input)."""
+    """Run the command line; returns the process exit status (0 done, 2 bad input, 130 interrupted)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in argv
+    command = _command_of(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser([command] if command in COMMANDS else []).parse_args(argv)
     except UsageError as exc:
         return _fail(str(exc), as_json)
-    try:
-        return int(args.func(args) or 0)
-    except (ValueError, OSError) as exc:  # every bad-input error of the library subclasses ValueError
-        return _fail(f"jumpgammon {args.command}: error: {exc}", as_json)
-    except KeyboardInterrupt:
-        return _fail(f"jumpgammon {args.command}: interrupted", as_json) + 128
+    with interrupts.guarded(args.command):
+        try:
+            return int(args.func(args) or 0)
+        except KeyboardInterrupt as exc:
+            return _interrupted(args.command, str(exc), as_json)
+        except (ValueError, OSError) as exc:  # every bad-input error of the library subclasses ValueError
+            if interrupts.caused_by_interrupt(exc):
+                return _interrupted(args.command, "", as_json)
+            return _fail(f"jumpgammon {args.command}: error: {exc}", as_json)
+        except Exception as exc:  # e.g. numba's SystemError around an interrupt in its unpickling
+            if interrupts.caused_by_interrupt(exc):
+                return _interrupted(args.command, "", as_json)
+            raise
+
+
+def _interrupted(command: str, detail: str, as_json: bool) -> int:
+    """Report a Ctrl-C in one line (with ``detail``: what became of the work); returns exit status 130."""
+    line = interrupts.interrupted_line(command, detail)
+    if as_json:
+        print(json.dumps({"error": line}))
+    else:
+        print(f"\n{line}", file=sys.stderr)
+    return interrupts.INTERRUPTED_STATUS
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from engine.errors import IllegalMove, InvalidFibsBoard, InvalidMoveText
+from engine.errors import IllegalMove, InvalidFibsBoard, InvalidMoveText, NotSupported
+from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.notation import OFF, parse_point, replay_hops
 from engine.position import Position
 
@@ -169,6 +170,43 @@ class FibsBoard:
         except ValueError as exc:
             raise InvalidFibsBoard(f"FIBS board {str(self)!r} is not a legal position: {exc}") from None
         return seen.flip() if self.turn == -self.color else seen
+
+    def match_state(self, jacoby: bool = True) -> MatchState:
+        """The match state GNU Backgammon 1.07 reads from this board, its side on roll being player 1 (X).
+
+        As gnubg's external mode shows it (``set debug on``): the side whose colour is ``turn`` is
+        player 1 with its score second, the dice high first, the cube owned by whoever alone may
+        double. ``jacoby`` (money play) is not on the board. The state may be one no game reaches
+        (see :meth:`MatchState.check_playable`), as gnubg reads those too. Raises NotSupported for a
+        board that gnubg reads as a pending double (was-doubled set, or neither side may double).
+        """
+        if self.was_doubled or not (self.player_may_double or self.opponent_may_double):
+            raise NotSupported(f"FIBS board {str(self)!r} holds a pending double, which has no position to play")
+        players_turn = self.turn != -self.color
+        own_score, other_score = self.player_score, self.opponent_score
+        if not players_turn:
+            own_score, other_score = other_score, own_score
+        length = 0 if self.match_length in (0, MONEY) else self.match_length
+        one_away = length > 0 and length - 1 in (own_score, other_score)
+        if self.player_may_double == self.opponent_may_double:
+            owner = None
+        else:
+            owner = 1 if self.player_may_double == players_turn else 0
+        dice = self.player_dice if players_turn else self.opponent_dice
+        try:
+            return MatchState(
+                cube=self.cube,
+                cube_owner=owner,
+                on_roll=1,
+                turn=1,
+                crawford=one_away and not self.did_crawford and self.redoubles == 0,
+                dice=(max(dice), min(dice)),
+                match_length=length,
+                score=(other_score, own_score),
+                extra_bits=0 if jacoby or length else JACOBY_OFF_BIT,
+            )
+        except ValueError as exc:
+            raise InvalidFibsBoard(f"FIBS board {str(self)!r}: {exc}") from None
 
     @classmethod
     def from_position(

@@ -36,8 +36,18 @@ def b64_decode_bits(text: str, n_chars: int, n_bytes: int, what: str, error: typ
         raise error(f"{what} {text!r} is not valid base64") from exc
     raw = raw[:n_bytes]
     if b64_encode_bits(raw, n_chars) != text:
-        raise error(f"{what} {text!r} has non-zero padding bits (not a canonical ID)")
+        raise error(f"{what} {text!r} has non-zero padding bits, so no program wrote it{case_note(text)}")
     return raw
+
+
+def case_note(text: str) -> str:
+    """For an ID that does not decode: a note that IDs are case-sensitive when its letters are all one case."""
+    letters = [c for c in text if c.isalpha()]
+    if letters and all(c.islower() for c in letters):
+        return "; IDs are case-sensitive and this one has no capital letters: copy it exactly as printed"
+    if letters and all(c.isupper() for c in letters):
+        return "; IDs are case-sensitive and this one has no small letters: copy it exactly as printed"
+    return ""
 
 
 def b64_encode_bits(raw: bytes, n_chars: int) -> str:
@@ -120,4 +130,7 @@ def board_from_position_id(position_id: str) -> np.ndarray:
     """Decode a 14-character gnubg position ID; raise InvalidPositionId naming it if invalid."""
     text = position_id.strip() if isinstance(position_id, str) else position_id
     key = b64_decode_bits(text, POSITION_ID_LENGTH, POSITION_KEY_BYTES, "position ID", InvalidPositionId)
-    return board_from_key(key, shown=text)
+    try:
+        return board_from_key(key, shown=text)
+    except InvalidPositionId as exc:
+        raise InvalidPositionId(f"{exc}{case_note(text)}") from None

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from engine.errors import InvalidMatchId, InvalidMatchState
-from engine.ids import b64_decode_bits, b64_encode_bits
+from engine.ids import b64_decode_bits, b64_encode_bits, case_note
 
 MATCH_KEY_BYTES = 9
 MATCH_ID_LENGTH = 12
@@ -41,6 +41,8 @@ _FIELDS: tuple[tuple[str, int, int], ...] = (
     ("score1", 51, 15),
 )
 DOCUMENTED_BITS = 66
+# Bit 66, the first extra bit: gnubg 1.07 sets it when the Jacoby rule is *not* in force.
+JACOBY_OFF_BIT = 1
 _CENTRED = 3
 
 
@@ -72,7 +74,7 @@ class MatchState:
     @property
     def jacoby(self) -> bool:
         """Whether gnubg marks the Jacoby rule as in force (bit 66 clear)."""
-        return not (self.extra_bits & 1)
+        return not (self.extra_bits & JACOBY_OFF_BIT)
 
     @property
     def key(self) -> bytes:
@@ -135,7 +137,10 @@ class MatchState:
         """Decode a 12-character match ID (or ``POSITIONID:MATCHID``); raises InvalidMatchId."""
         text = match_id.rsplit(":", 1)[-1].strip() if isinstance(match_id, str) else match_id
         key = b64_decode_bits(text, MATCH_ID_LENGTH, MATCH_KEY_BYTES, "match ID", InvalidMatchId)
-        return cls.from_key(key, shown=text)
+        try:
+            return cls.from_key(key, shown=text)
+        except InvalidMatchId as exc:
+            raise InvalidMatchId(f"{exc}{case_note(text)}") from None
 
     def with_(self, **changes: object) -> MatchState:
         """A copy with some fields changed (validated)."""
@@ -149,6 +154,16 @@ class MatchState:
         flag with neither side 1-away, a cube no side could have doubled to, a double offered
         after the dice were rolled. Evaluating or playing such a state is refused.
         """
+        try:
+            return self._check_playable(label)
+        except InvalidMatchState as exc:
+            note = case_note(label) if label is not None else ""
+            if not note:
+                raise
+            raise InvalidMatchState(f"{exc}{note}") from None
+
+    def _check_playable(self, label: str | None) -> MatchState:
+        """:meth:`check_playable` without the note on a mis-cased ID."""
         where = f"match ID {label!r}" if label is not None else f"match state {self.id!r}"
         n, (s0, s1) = self.match_length, self.score
         if self.cube > MAX_CUBE:

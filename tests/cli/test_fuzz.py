@@ -769,6 +769,10 @@ PLAYER_SPECS = [
     "tiny.jgw",
     "",
 ]
+FIBS_OPENING = (
+    "board:You:Opponent:9999:0:0:0:2:0:0:0:0:-5:0:-3:0:0:0:5:-5:0:0:0:3:0:5:0:0:0:0:-2:0"
+    ":1:2:1:0:0:1:1:1:0:1:1:25:0:0:0:0:0:2:0:0:0"
+)
 CUBE_SPECS = ["none", "dead", "live", "janowski:0.7", "janowski:0.6,0.7", "janowski:2", "jump:0.1", "jump:x", "gnubg"]
 
 # Values that make an option do something, and near misses (besides the junk of value_texts). Paths are
@@ -823,6 +827,14 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--length": st.integers(-1, 70).map(str),
     "--met": st.sampled_from(["Kazaross-XG2", "woolsey", "Rockwell-Kazaross", "XG2", "x.xml", "tiny.jgw", "", "."]),
     "--keith": st.sampled_from(["0.276,0.011", "0.2,0", "0,0", "0.3,0.4", "1,0", "0.2", "0.2,", "nan,0", "0.2,0.1,0"]),
+    "--fibs": st.sampled_from(
+        [FIBS_OPENING, FIBS_OPENING.replace(":1:1:1:0:1:1:25:", ":1:1:1:1:1:1:25:"), "board:x", ""]
+    ),
+    "--score": st.sampled_from(["2-4", "0-0", "6-6", "4", "a-b", "-1-2", "2--4", ""]),
+    "--cube-value": st.sampled_from(["1", "2", "64", "4096", "3", "0", "8192"]),
+    "--cube-owner": st.sampled_from(["centre", "0", "1", "2", "center"]),
+    "--resigned": st.sampled_from(["none", "single", "gammon", "backgammon", "all"]),
+    "--game-state": st.sampled_from(["none", "playing", "over", "resigned", "dropped", "won"]),
 }
 WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
@@ -840,6 +852,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "label": [("--shards", "0"), ("--trials", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
     "met": [("--length", "0"), ("--keith", "x")],
+    "id": [("--cube-value", "3"), ("--score", "x")],
     "rollout": [("--trials", "0"), ("--plies", "9")],
     "experiment": [("--se", "0"), ("--degree", "9")],
 }
@@ -965,6 +978,7 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
         _tournament_leading, lambda draw: ["--games", str(2 * draw(st.integers(1, 4))), "--workers", "1"]
     ),
     "met": CommandSpec(lambda draw: []),
+    "id": CommandSpec(lambda draw: draw(st.sampled_from([[], [START], [f"{START}:{START_MATCH}"], ["nonsense"]]))),
     # An experiment plays for hours: only parsed (a sentinel stops it), so its options' checks are what is fuzzed.
     "experiment": CommandSpec(
         lambda draw: [draw(st.sampled_from(["janowski", "jump", "x"]))], parse_only=lambda leading: True
@@ -1033,6 +1047,7 @@ test_label_options = fuzz_options_of("label", 8)
 test_weights_options = fuzz_options_of("weights", 40)
 test_tournament_options = fuzz_options_of("tournament", 25)
 test_met_options = fuzz_options_of("met", 40)
+test_id_options = fuzz_options_of("id", 60)
 test_rollout_options = fuzz_options_of("rollout", 15)
 test_experiment_options = fuzz_options_of("experiment", 25)
 
@@ -1052,6 +1067,7 @@ LEADING: dict[str, list[str]] = {
     "label": ["--out", "data", "--shards", "1"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
     "met": [],
+    "id": [],
     "rollout": [START],
     "experiment": ["janowski"],
 }
