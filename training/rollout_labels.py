@@ -154,11 +154,14 @@ class LabelConfig:
     out: Path  # the folder of shards and manifest
     shards: int  # the data set's target size in shards, in total
     weights: Path | None = None  # the net that plays the pool's games and the rollouts; None: the shipped one
-    rows: int = 64  # labelled positions per shard
-    trials: int = 324  # rollout trials per position (a multiple of 36 stratifies the first roll)
+    rows: int = 32  # labelled positions per shard
+    # Whole games, 216 trials (6 x 36: the first roll stratified): an equity SE of about 0.015 a position.
+    # Truncation is much cheaper, but it moves the labels towards the net's own evaluation at the horizon
+    # by more than their SE (results/labels/README.md).
+    trials: int = 216  # rollout trials per position (a multiple of 36 stratifies the first roll)
     truncate: int | None = None  # plies after which a trial takes the net's 0-ply evaluation; None: whole games
     seed: int = 1
-    pool_games: int = 200  # self-play games a shard's pool is drawn from
+    pool_games: int = 100  # self-play games a shard's pool is drawn from (about 1,700 positions)
     keep: float = 0.25  # chance that a contact position met joins the pool
     keep_race: float = 0.5  # the same for race positions
     selection: Selection = field(default_factory=Selection)
