@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 workers=$1
 seconds=$2
 shift 2
-out=${OUT:-label_out}
+out=$(realpath -m "${OUT:-label_out}")
 python=${PYTHON:-python3}
 code=$PWD
 [ -d runs/device/code ] && code=$PWD/runs/device/code
@@ -23,6 +23,7 @@ mkdir -p "$out" "$JUMPGAMMON_CACHE"
 for f in runs/device/cache/*.npz.gz; do
   [ -f "$f" ] && gunzip -c "$f" > "$JUMPGAMMON_CACHE/$(basename "$f" .gz)"
 done
+cd "$code" || exit 1  # python puts the current folder first on its path: run from the code that is meant
 echo "$(date +%T) cores $(nproc); $($python -c 'import numpy, numba; print("numpy", numpy.__version__, "numba", numba.__version__)')"
 # compile the kernels once (numba's cache), and the databases if none came along, before the workers start
 $python -m cli.main label --out /tmp/label-warmup --shards 1 --rows 2 --trials 2 --truncate 1 --pool-games 2 \
