@@ -8,16 +8,20 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from engine.batch import phases
+from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
 from engine.position import GamePhase, Position
-from nets.encoding import N_INPUTS, encode
+from nets.encoding import Encoding
 from nets.mlp import FrozenNet, NetConfig, OutcomeNet, cubeless_equity
 from nets.weights import decode_weights, encode_weights, write_atomic
 from weights import DEFAULT_WEIGHTS
 
-ENCODING = "jumpgammon-v1"
-PHASE_NETS = ("contact", "race")
+# v1: the encoding of every net written before v2, and of the volatility net
+ENCODING = Encoding.V1
+PHASE_NETS = ("contact", "race")  # the nets every evaluator holds
+ALL_NETS = ("contact", "crashed", "race")  # the nets an evaluator may hold: a crashed net is optional
+# A phase whose net an evaluator lacks is judged by this one instead (nets from before crashed nets).
+FALLBACK_NET = {"crashed": "contact"}
 TRAINING_PREFIX = "train."  # tensors of a training run's state, beside the nets in a checkpoint
 # Trained weights stay within a few tens. Below this bound every activation of the largest net allowed
 # (4 hidden layers of 2048) stays finite in float32 for encoded inputs (all below 10), so no output is NaN.
@@ -68,11 +72,47 @@ def game_over_probabilities(boards: np.ndarray) -> np.ndarray:
     return out
 
 
+def net_routes(boards: np.ndarray, net_names: Sequence[str], bearoff: tuple[bool, bool]) -> dict[str, np.ndarray]:
+    """Bool masks (n,) of the int8 (n, 26) boards each net of ``net_names`` judges (missing nets' go to their fallback).
+
+    Contact positions go to the crashed net when either side is crashed (gnubg's class) and a crashed
+    net is among ``net_names``, else to the contact net; races to the race net, and so do the bearoff
+    positions whose database is missing (``bearoff``: one-sided, two-sided loaded). Finished games
+    and database positions are in no mask.
+    """
+    ph = phases(boards)
+    contact = ph == GamePhase.CONTACT
+    race = ph == GamePhase.RACE
+    if not bearoff[0]:
+        race |= ph == GamePhase.BEAROFF_ONE_SIDED
+    if not bearoff[1]:
+        race |= ph == GamePhase.BEAROFF_TWO_SIDED
+    routes = {"contact": contact, "race": race}
+    if "crashed" in net_names and contact.any():
+        smashed = contact & crashed(boards)
+        routes["crashed"] = smashed
+        routes["contact"] = contact & ~smashed
+    return routes
+
+
+def encoding_of(header: dict[str, Any], source: str) -> Encoding:
+    """The encoding a weights header names, checked against its input count; raises InvalidWeights naming ``source``."""
+    name = header.get("encoding")
+    known = {e.value: e for e in Encoding}
+    if not isinstance(name, str) or name not in known or header.get("n_inputs") != known[name].n_inputs:
+        raise InvalidWeights(
+            f"{source}: encoding {name!r} with {header.get('n_inputs')!r} inputs; this code reads "
+            + ", ".join(f"{e.value!r} with {e.n_inputs}" for e in Encoding)
+        )
+    return known[name]
+
+
 class Evaluator:
-    """Composite evaluator: bearoff databases where they apply, else the contact or race net.
+    """Composite evaluator: bearoff databases where they apply, else the contact, crashed or race net.
 
     Every probability is for the side on roll of the board given, before it rolls. The nets are
-    numpy nets when loaded from a file, torch nets while training (:mod:`nets.model`).
+    numpy nets when loaded from a file, torch nets while training (:mod:`nets.model`); all of them
+    read positions in ``encoding``. Without a crashed net the contact net judges crashed positions.
     """
 
     def __init__(
@@ -81,21 +121,32 @@ class Evaluator:
         header: dict[str, Any] | None = None,
         one_sided: BearoffLookup | None = None,
         two_sided: BearoffLookup | None = None,
+        encoding: Encoding = Encoding.V1,
     ) -> None:
         missing = [n for n in PHASE_NETS if n not in nets]
-        if missing:
-            raise ValueError(f"evaluator needs nets for phases {missing}")
+        unknown = [n for n in nets if n not in ALL_NETS]
+        if missing or unknown:
+            raise ValueError(f"evaluator needs nets {list(PHASE_NETS)} (crashed optional), got {sorted(nets)}")
+        wrong = {n: net.config.n_inputs for n, net in nets.items() if net.config.n_inputs != encoding.n_inputs}
+        if wrong:
+            raise ValueError(f"nets {wrong} (inputs) do not read {encoding.value!r} ({encoding.n_inputs} inputs)")
         self.nets: dict[str, OutcomeNet] = dict(nets)
         self.header = header or {}
         self.one_sided = one_sided
         self.two_sided = two_sided
+        self.encoding = encoding
 
     # --- static (0-ply) evaluation ------------------------------------------------------
     def net_probabilities(self, boards: np.ndarray, phase: str) -> np.ndarray:
-        """Probabilities (n, 5) from one phase net, whatever the boards' true phase."""
+        """Probabilities (n, 5) from one phase net (or its fallback when missing), whatever the boards' true phase."""
         if len(boards) == 0:
             return np.zeros((0, 5))
-        return self.nets[phase].probabilities(encode(boards))
+        name = phase if phase in self.nets else FALLBACK_NET[phase]
+        return self.nets[name].probabilities(self.encoding.inputs(boards))
+
+    def routes(self, boards: np.ndarray) -> dict[str, np.ndarray]:
+        """Bool masks (n,) of the int8 (n, 26) boards each of this evaluator's nets judges (:func:`net_routes`)."""
+        return net_routes(boards, tuple(self.nets), (self.one_sided is not None, self.two_sided is not None))
 
     def evaluate_boards(self, boards: np.ndarray) -> np.ndarray:
         """0-ply probabilities (n, 5) of int8 (n, 26) boards, routed by phase."""
@@ -103,20 +154,14 @@ class Evaluator:
         out = np.empty((len(boards), 5))
         ph = phases(boards)
         routes: list[tuple[np.ndarray, Any]] = [
-            (ph == GamePhase.CONTACT, lambda b: self.net_probabilities(b, "contact")),
-            (ph == GamePhase.OVER, game_over_probabilities),
+            (mask, lambda b, name=name: self.net_probabilities(b, name)) for name, mask in self.routes(boards).items()
         ]
+        routes.append((ph == GamePhase.OVER, game_over_probabilities))
         two, one = self.two_sided, self.one_sided
-        race_mask = ph == GamePhase.RACE
         if two is not None:
             routes.append((ph == GamePhase.BEAROFF_TWO_SIDED, two.probabilities))
-        else:
-            race_mask |= ph == GamePhase.BEAROFF_TWO_SIDED
         if one is not None:
             routes.append((ph == GamePhase.BEAROFF_ONE_SIDED, one.probabilities))
-        else:
-            race_mask |= ph == GamePhase.BEAROFF_ONE_SIDED
-        routes.append((race_mask, lambda b: self.net_probabilities(b, "race")))
         for mask, fn in routes:
             if mask.any():
                 out[mask] = fn(boards[mask])
@@ -152,8 +197,8 @@ class Evaluator:
                 raise ValueError(f"extra tensor {key!r} must be named {TRAINING_PREFIX}...")
             tensors[key] = value
         header = {
-            "encoding": ENCODING,
-            "n_inputs": N_INPUTS,
+            "encoding": self.encoding.value,
+            "n_inputs": self.encoding.n_inputs,
             "nets": nets_info,
             "run": run or self.header.get("run", {}),
         }
@@ -170,6 +215,12 @@ def nets_from_bytes(data: bytes, source: str = "<bytes>") -> tuple[dict[str, Out
     return nets_from_weights(header, tensors, source), header
 
 
+def evaluator_from_bytes(data: bytes, source: str = "<bytes>") -> Evaluator:
+    """An evaluator (numpy nets, no databases) of a weights file's bytes; raises InvalidWeights naming ``source``."""
+    nets, header = nets_from_bytes(data, source)
+    return Evaluator(nets, header, encoding=encoding_of(header, source))
+
+
 def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], source: str) -> dict[str, OutcomeNet]:
     """The phase nets of a decoded weights file; raises InvalidWeights naming ``source``.
 
@@ -177,15 +228,11 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
     the memory a net takes is bounded by the file's own size. Tensors other than the nets'
     must be a training run's state (``train.*``).
     """
-    if header.get("encoding") != ENCODING or header.get("n_inputs") != N_INPUTS:
-        raise InvalidWeights(
-            f"{source}: encoding {header.get('encoding')!r} with {header.get('n_inputs')!r} inputs; "
-            f"this code uses {ENCODING!r} with {N_INPUTS}"
-        )
+    encoding = encoding_of(header, source)
     described = header.get("nets")
-    if not isinstance(described, dict) or set(described) != set(PHASE_NETS):
+    if not isinstance(described, dict) or not set(PHASE_NETS) <= set(described) or not set(described) <= set(ALL_NETS):
         names = sorted(described) if isinstance(described, dict) else described
-        raise InvalidWeights(f"{source}: nets {names!r}, expected exactly {list(PHASE_NETS)}")
+        raise InvalidWeights(f"{source}: nets {names!r}, expected exactly {list(PHASE_NETS)} or {list(ALL_NETS)}")
     if not isinstance(header.get("run", {}), dict):
         raise InvalidWeights(f"{source}: the run record is not a JSON object")
     nets: dict[str, OutcomeNet] = {}
@@ -194,8 +241,10 @@ def nets_from_weights(header: dict[str, Any], tensors: dict[str, np.ndarray], so
             config = NetConfig.from_json(description)
         except ValueError as exc:
             raise InvalidWeights(f"{source}: net {name!r}: {exc}") from None
-        if config.n_inputs != N_INPUTS:
-            raise InvalidWeights(f"{source}: net {name!r} has {config.n_inputs} inputs, this code uses {N_INPUTS}")
+        if config.n_inputs != encoding.n_inputs:
+            raise InvalidWeights(
+                f"{source}: net {name!r} has {config.n_inputs} inputs, {encoding.value!r} has {encoding.n_inputs}"
+            )
         expected = config.tensor_shapes()
         for key, shape in expected.items():
             found = tensors.get(f"{name}.{key}")
@@ -223,10 +272,9 @@ def load_evaluator(path: str | Path | None = None, bearoff: bool = True) -> Eval
     file = Path(path) if path is not None else DEFAULT_WEIGHTS
     if not file.is_file():
         raise InvalidWeights(f"weights file {str(file)!r} does not exist")
-    nets, header = nets_from_bytes(file.read_bytes(), str(file))
-    one = two = None
+    ev = evaluator_from_bytes(file.read_bytes(), str(file))
     if bearoff:
         from nets.databases import load_databases
 
-        one, two = load_databases()
-    return Evaluator(nets, header, one_sided=one, two_sided=two)
+        ev.one_sided, ev.two_sided = load_databases()
+    return ev

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from nets.encoding import N_INPUTS
+from nets.encoding import Encoding
 from nets.evaluator import PHASE_NETS, Evaluator
 from nets.mlp import NetConfig, OutcomeNet
 
@@ -81,7 +81,7 @@ def torch_net(net: OutcomeNet, device: str = "cpu") -> PhaseNet:
 def torch_evaluator(ev: Evaluator, device: str = "cpu") -> Evaluator:
     """``ev`` with its phase nets as torch nets on ``device`` (same header and databases)."""
     nets = {name: torch_net(net, device) for name, net in ev.nets.items()}
-    return Evaluator(nets, ev.header, one_sided=ev.one_sided, two_sided=ev.two_sided)
+    return Evaluator(nets, ev.header, one_sided=ev.one_sided, two_sided=ev.two_sided, encoding=ev.encoding)
 
 
 def torch_nets(ev: Evaluator) -> dict[str, PhaseNet]:
@@ -94,8 +94,51 @@ def torch_nets(ev: Evaluator) -> dict[str, PhaseNet]:
     return nets
 
 
-def new_evaluator(hidden: tuple[int, ...] = (128, 64), seed: int = 0, device: str = "cpu") -> Evaluator:
-    """An evaluator with freshly initialised torch nets on ``device`` (for training)."""
+def new_evaluator(
+    hidden: tuple[int, ...] = (128, 64),
+    seed: int = 0,
+    device: str = "cpu",
+    encoding: Encoding = Encoding.V1,
+    names: Sequence[str] = PHASE_NETS,
+) -> Evaluator:
+    """An evaluator with freshly initialised torch nets ``names`` reading ``encoding``, on ``device`` (for training)."""
     torch.manual_seed(seed)
-    nets = {name: PhaseNet(NetConfig(N_INPUTS, hidden)).to(device).eval() for name in PHASE_NETS}
-    return Evaluator(nets)
+    nets = {name: PhaseNet(NetConfig(encoding.n_inputs, hidden)).to(device).eval() for name in names}
+    return Evaluator(nets, encoding=encoding)
+
+
+def recoded_tensors(tensors: dict[str, np.ndarray], config: NetConfig, encoding: Encoding) -> dict[str, np.ndarray]:
+    """The tensors of the same net reading ``encoding`` instead of v1, computing exactly the same function.
+
+    v2 keeps v1's inputs first and in place, so the inputs it adds get zero weights (the gradient
+    grows them). Raises ValueError for any other change of encoding.
+    """
+    if config.n_inputs == encoding.n_inputs:
+        return {k: v.copy() for k, v in tensors.items()}
+    if config.n_inputs != Encoding.V1.n_inputs or encoding is not Encoding.V2:
+        raise ValueError(f"a net of {config.n_inputs} inputs cannot be re-encoded to {encoding.value!r}")
+    out = {k: v.copy() for k, v in tensors.items()}
+    first = tensors["body.0.weight"]
+    grown = np.zeros((first.shape[0], encoding.n_inputs), np.float32)
+    grown[:, : first.shape[1]] = first
+    out["body.0.weight"] = grown
+    return out
+
+
+def recoded_evaluator(ev: Evaluator, encoding: Encoding, device: str = "cpu") -> Evaluator:
+    """``ev``'s nets as torch nets on ``device`` reading ``encoding`` (:func:`recoded_tensors`), same values."""
+    nets = {}
+    for name, net in ev.nets.items():
+        twin = PhaseNet(NetConfig(encoding.n_inputs, net.config.hidden))
+        tensors = recoded_tensors(net.tensors(), net.config, encoding)
+        twin.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()})
+        nets[name] = twin.to(device).eval()
+    return Evaluator(nets, ev.header, one_sided=ev.one_sided, two_sided=ev.two_sided, encoding=encoding)
+
+
+def with_net(ev: Evaluator, name: str, source: str, device: str = "cpu") -> Evaluator:
+    """``ev`` with net ``name`` added as a torch copy (on ``device``) of its net ``source``, unless it has one."""
+    if name in ev.nets:
+        return ev
+    nets = {**ev.nets, name: torch_net(ev.nets[source], device)}
+    return Evaluator(nets, ev.header, one_sided=ev.one_sided, two_sided=ev.two_sided, encoding=ev.encoding)

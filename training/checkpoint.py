@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import InvalidWeights
-from nets.evaluator import TRAINING_PREFIX, Evaluator, nets_from_weights
+from nets.evaluator import TRAINING_PREFIX, Evaluator, encoding_of, nets_from_weights
 from nets.weights import decode_weights, write_atomic
 
 TRAINER = "td0-selfplay"
@@ -108,7 +108,7 @@ def load_checkpoint(path: Path) -> tuple[Evaluator, RunState]:
     source = str(path)
     header, tensors = decode_weights(path.read_bytes(), source)
     nets = nets_from_weights(header, tensors, source)
-    ev = Evaluator(nets, header)
+    ev = Evaluator(nets, header, encoding=encoding_of(header, source))
     record = header.get("run", {})
     try:
         progress = TrainState(**record.get("state", {}))

@@ -7,13 +7,17 @@ import pytest
 from hypothesis import given, settings
 
 from engine import Position
-from nets.encoding import FEATURES, N_INPUTS, PER_SIDE, encode
+from nets.encoding import EXTRA_PER_SIDE, FEATURES, N_INPUTS, PER_SIDE, Encoding, encode
 from tests.engine.strategies import boards
 
 
-def test_every_input_is_documented() -> None:
-    assert len(FEATURES) == N_INPUTS == 2 * PER_SIDE + 2
-    assert len(set(FEATURES)) == N_INPUTS
+@pytest.mark.parametrize("encoding", list(Encoding))
+def test_every_input_is_documented(encoding: Encoding) -> None:
+    assert N_INPUTS == 2 * PER_SIDE + 2
+    assert len(encoding.features) == encoding.n_inputs == encode(Position.initial().array, encoding).shape[1]
+    assert len(set(encoding.features)) == encoding.n_inputs
+    assert encoding.features == FEATURES[: encoding.n_inputs]
+    assert len(FEATURES) == N_INPUTS + 2 * EXTRA_PER_SIDE
 
 
 def _feature(x: np.ndarray, name: str) -> float:
