@@ -71,6 +71,8 @@ def torch_device(text: str) -> str:
 
 
 PLIES = int_range(0, 2)
+#: How commands that take a position name it: a gnubg ID (with its match ID) or an XGID.
+ID_METAVAR = "POSITIONID[:MATCHID]|XGID"
 
 
 def add_json_argument(p: argparse.ArgumentParser) -> None:
@@ -91,7 +93,7 @@ def add_met_argument(p: argparse.ArgumentParser) -> None:
 
 def add_evaluation_arguments(p: argparse.ArgumentParser) -> None:
     """Add the position ID, ``--plies``, ``--weights`` and ``--json`` arguments."""
-    p.add_argument("id", metavar="POSITIONID[:MATCHID]")
+    p.add_argument("id", metavar=ID_METAVAR)
     p.add_argument("--plies", type=PLIES, default=0, help="lookahead depth, 0-2")
     p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
     add_json_argument(p)

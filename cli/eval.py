@@ -15,7 +15,7 @@ from nets.analysis import analyse, format_moves
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
-    p = sub.add_parser("eval", help="evaluate a POSITIONID[:MATCHID] for the side on roll")
+    p = sub.add_parser("eval", help="evaluate a POSITIONID[:MATCHID] or an XGID for the side on roll")
     add_evaluation_arguments(p)
     add_met_argument(p)
     p.set_defaults(func=run)

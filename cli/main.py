@@ -22,9 +22,9 @@ from cli import interrupts
 
 # Subcommand modules with their one-line summaries, in the order ``--help`` lists them.
 COMMANDS: dict[str, str] = {
-    "show": "print the board of a POSITIONID[:MATCHID]",
+    "show": "print the board of a POSITIONID[:MATCHID] or an XGID",
     "id": "write position and match IDs from readable fields; read IDs back into them",
-    "eval": "evaluate a POSITIONID[:MATCHID] for the side on roll",
+    "eval": "evaluate a POSITIONID[:MATCHID] or an XGID for the side on roll",
     "hint": "rank every legal play of a roll",
     "cube": "cube decision points and cubeful equities (Janowski / jump model)",
     "met": "print a match equity table (published, or Keith's algorithm)",
@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
 EPILOG = """\
 examples:
   jumpgammon show 4HPwATDgc/ABMA
+  jumpgammon show 4HPwATDgc/ABMA:cAkZAAAAAAAA --xgid
   jumpgammon id --match-length 7 --score 2-4 --dice 5 2
   jumpgammon eval 4HPwATDgc/ABMA:cAkZAAAAAAAA --plies 1
   jumpgammon tournament --a net@0 --b pubeval --games 2000

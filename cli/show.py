@@ -1,24 +1,30 @@
-"""``jumpgammon show ID``: print a position as GNU Backgammon's ``show board`` does."""
+"""``jumpgammon show ID``: print a position as GNU Backgammon's ``show board`` does, or its XGID."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from engine import board_text, parse_id_pair
+from cli.common import ID_METAVAR
+from engine import MatchState, board_text, parse_id_pair
+
+# The state of a bare position ID, as ``show`` draws it: a money game, player 1 (X) on roll, Jacoby rule on.
+BARE = MatchState(on_roll=1, turn=1)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``show`` subcommand."""
-    p = sub.add_parser("show", help="print the board of a POSITIONID[:MATCHID]")
-    p.add_argument("id", metavar="POSITIONID[:MATCHID]")
+    p = sub.add_parser("show", help="print the board of a POSITIONID[:MATCHID] or an XGID")
+    p.add_argument("id", metavar=ID_METAVAR)
+    p.add_argument("--xgid", action="store_true", help="print the position's XGID instead of the board")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the board (or its JSON description); returns 0."""
+    """Print the board, its XGID (``--xgid``) or its JSON description; returns 0."""
     position, match = parse_id_pair(args.id)
+    xgid = position.to_xgid(match if match is not None else BARE)
     if args.json:
         own, opp = position.pips
         print(
@@ -26,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
                 {
                     "position_id": position.id,
                     "match_id": match.id if match else None,
+                    "xgid": xgid,
                     "board": list(position.board),
                     "pips": {"on_roll": own, "opponent": opp},
                     "off": {"on_roll": position.off[0], "opponent": position.off[1]},
@@ -33,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
                 }
             )
         )
+    elif args.xgid:
+        print(xgid)
     else:
         print(board_text(position, match))
     return 0

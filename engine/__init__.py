@@ -15,6 +15,7 @@ from engine.errors import (
     InvalidSpec,
     InvalidText,
     InvalidWeights,
+    InvalidXgid,
     JumpgammonError,
     NotSupported,
 )
@@ -23,6 +24,7 @@ from engine.game import Dice, result_multiplier, result_multipliers
 from engine.match import GameState, MatchState
 from engine.notation import Move
 from engine.position import GamePhase, Position, check_dice, phase_of
+from engine.xgid import Xgid, XgidPlayer, parse_xgid
 
 __all__ = [
     "Dice",
@@ -33,6 +35,7 @@ __all__ = [
     "InvalidSpec",
     "InvalidText",
     "InvalidWeights",
+    "InvalidXgid",
     "JumpgammonError",
     "NotSupported",
     "FibsBoard",
@@ -53,4 +56,7 @@ __all__ = [
     "phase_of",
     "result_multiplier",
     "result_multipliers",
+    "Xgid",
+    "XgidPlayer",
+    "parse_xgid",
 ]

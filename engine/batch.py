@@ -9,6 +9,7 @@ from engine.errors import InvalidDice, InvalidPositionId
 from engine.match import MatchState
 from engine.movegen import BOARD_SIZE, children_batch_kernel, rear_and_front
 from engine.position import GamePhase, Position
+from engine.xgid import looks_like_xgid, parse_xgid
 
 
 def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,12 +35,19 @@ def flip_boards(boards: np.ndarray) -> np.ndarray:
 
 
 def parse_id_pair(text: str, playable: bool = True) -> tuple[Position, MatchState | None]:
-    """Parse ``POSITIONID`` or ``POSITIONID:MATCHID``; raises InvalidPositionId/InvalidMatchId.
+    """Parse ``POSITIONID``, ``POSITIONID:MATCHID`` or an XGID; raises InvalidPositionId/InvalidMatchId/InvalidXgid.
 
-    With ``playable`` the match state must be one a game can be in (InvalidMatchState otherwise).
+    The position is seen by the side on roll; an XGID always gives a match state. With
+    ``playable`` the match state must be one a game can be in (InvalidMatchState otherwise).
     """
     if not isinstance(text, str):
         raise InvalidPositionId(f"position ID must be a string, got {type(text).__name__}: {text!r}")
+    if looks_like_xgid(text):
+        xgid = parse_xgid(text)
+        state = MatchState.from_xgid(xgid)
+        if playable:
+            state.check_playable(text.strip())
+        return Position.from_xgid(xgid), state
     pos_text, sep, match_text = text.strip().partition(":")
     position = Position.from_id(pos_text)
     match = MatchState.from_id(match_text) if sep else None
@@ -83,7 +91,7 @@ CRASHED_IN_PLAY = 6  # a side with at most this many checkers in play is crashed
 
 @njit(cache=True, inline="always")
 def _in_play(b: np.ndarray, flip: bool) -> int:
-    """Checkers of one side in play: all not borne off, less a stack of 2+ on its ace point and all but one on its deuce."""
+    """Checkers of one side in play: all not borne off, less a stack of 2+ on its ace and all but one on its deuce."""
     total = 0
     for p in range(1, 26):
         v = -b[25 - p] if flip else b[p]

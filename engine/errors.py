@@ -3,7 +3,7 @@
 Every message names the input that was refused. The kinds:
 
 - :class:`InvalidText`: a string that is not a move, ID, board or spec at all
-  (:class:`InvalidPositionId`, :class:`InvalidMatchId`, :class:`InvalidFibsBoard`,
+  (:class:`InvalidPositionId` and its :class:`InvalidXgid`, :class:`InvalidMatchId`, :class:`InvalidFibsBoard`,
   :class:`InvalidMoveText`, :class:`InvalidSpec`);
 - :class:`IllegalMove`: a well-formed move that is not legal in the position;
 - :class:`AmbiguousMove`: a well-formed move that several legal plays fit;
@@ -30,6 +30,10 @@ class InvalidText(JumpgammonError):
 
 class InvalidPositionId(InvalidText):
     """A gnubg position ID or key that does not describe a legal position."""
+
+
+class InvalidXgid(InvalidPositionId):
+    """An XG position string (XGID) that cannot be decoded, or whose fields no game can be in."""
 
 
 class InvalidMatchId(InvalidText):

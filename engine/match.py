@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
-from engine.errors import InvalidMatchId, InvalidMatchState
+import numpy as np
+
+from engine.errors import InvalidMatchId, InvalidMatchState, InvalidXgid
 from engine.ids import b64_decode_bits, b64_encode_bits, case_note
+from engine.xgid import DEFAULT_MAX_CUBE_EXPONENT, Xgid, XgidPlayer, looks_like_xgid, parse_xgid
 
 MATCH_KEY_BYTES = 9
 MATCH_ID_LENGTH = 12
@@ -142,6 +145,63 @@ class MatchState:
         except InvalidMatchId as exc:
             raise InvalidMatchId(f"{exc}{case_note(text)}") from None
 
+    @classmethod
+    def from_xgid(cls, xgid: str | Xgid) -> MatchState:
+        """gnubg's match state of an XGID (X is player 1, O player 0, as gnubg reads it); raises InvalidXgid.
+
+        Beavers and the maximum cube are not part of a match state (:class:`engine.xgid.Xgid` keeps them).
+        """
+        x = parse_xgid(xgid) if isinstance(xgid, str) else xgid
+        on_roll = x.turn.gnubg
+        jacoby_bits = 0 if x.match_length == 0 and x.jacoby else JACOBY_OFF_BIT  # gnubg: matches are Jacoby-off
+        try:
+            return cls(
+                cube=x.cube,
+                cube_owner=None if x.cube_owner is None else x.cube_owner.gnubg,
+                on_roll=on_roll,
+                crawford=x.crawford,
+                turn=1 - on_roll if x.doubled else on_roll,
+                doubled=x.doubled,
+                dice=x.dice,
+                match_length=x.match_length,
+                score=(x.score_o, x.score_x),
+                extra_bits=jacoby_bits,
+            )
+        except InvalidMatchState as exc:
+            shown = xgid.strip() if isinstance(xgid, str) else x.text
+            raise InvalidXgid(f"XGID {shown!r}: {exc}") from None
+
+    def xgid(
+        self, board_on_roll: np.ndarray, *, beavers: bool = False, max_cube_exponent: int = DEFAULT_MAX_CUBE_EXPONENT
+    ) -> Xgid:
+        """The XGID fields of this state and ``board_on_roll`` (seen by ``on_roll``); raises InvalidMatchState if none.
+
+        An XGID has no resignation, finished game or turn apart from the roller's (but for a double offered).
+        """
+        where = f"match state {self.id!r}"
+        if self.game_state != GameState.PLAYING:
+            raise InvalidMatchState(f"{where}: game state {GameState(self.game_state).name} has no XGID")
+        if self.resigned:
+            raise InvalidMatchState(f"{where}: an XGID cannot hold a pending resignation")
+        if self.turn != (1 - self.on_roll if self.doubled else self.on_roll):
+            raise InvalidMatchState(f"{where}: turn {self.turn} with player {self.on_roll} on roll has no XGID")
+        money = self.match_length == 0
+        return Xgid.from_board_on_roll(
+            board_on_roll,
+            XgidPlayer.of_gnubg(self.on_roll),
+            cube_exponent=self.cube.bit_length() - 1,
+            cube_owner=None if self.cube_owner is None else XgidPlayer.of_gnubg(self.cube_owner),
+            dice=self.dice,
+            doubled=self.doubled,
+            score_x=self.score[1],
+            score_o=self.score[0],
+            crawford=self.crawford and not money,
+            jacoby=money and self.jacoby,
+            beavers=money and beavers,
+            match_length=self.match_length,
+            max_cube_exponent=max_cube_exponent,
+        )
+
     def with_(self, **changes: object) -> MatchState:
         """A copy with some fields changed (validated)."""
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -164,7 +224,8 @@ class MatchState:
 
     def _check_playable(self, label: str | None) -> MatchState:
         """:meth:`check_playable` without the note on a mis-cased ID."""
-        where = f"match ID {label!r}" if label is not None else f"match state {self.id!r}"
+        kind = "XGID" if label is not None and looks_like_xgid(label) else "match ID"
+        where = f"{kind} {label!r}" if label is not None else f"match state {self.id!r}"
         n, (s0, s1) = self.match_length, self.score
         if self.cube > MAX_CUBE:
             raise InvalidMatchState(f"{where}: cube {self.cube} is above {MAX_CUBE}, the largest this program plays")

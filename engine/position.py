@@ -17,8 +17,10 @@ from engine.ids import (
     key_from_board,
     position_id_from_board,
 )
+from engine.match import MatchState
 from engine.movegen import BOARD_SIZE, MAX_CHILDREN, TABLE_SIZE, children_into, plays_with_moves
 from engine.notation import Move, format_hops, parse_hops, replay_hops
+from engine.xgid import DEFAULT_MAX_CUBE_EXPONENT, Xgid, parse_xgid
 
 CHECKERS = 15
 _INITIAL = np.zeros(BOARD_SIZE, np.int8)
@@ -124,6 +126,12 @@ class Position:
         return cls(board_from_position_id(text), _trusted=True)
 
     @classmethod
+    def from_xgid(cls, xgid: str | Xgid) -> Position:
+        """The board of an XGID seen by its player on roll (the doubler, a double pending); raises InvalidXgid."""
+        x = parse_xgid(xgid) if isinstance(xgid, str) else xgid
+        return cls(x.board_on_roll())
+
+    @classmethod
     def from_key(cls, key: bytes) -> Position:
         """Decode a 10-byte gnubg position key; raises InvalidPositionId."""
         return cls(board_from_key(key), _trusted=True)
@@ -170,6 +178,20 @@ class Position:
     def id(self) -> str:
         """The 14-character gnubg position ID with this side on roll."""
         return position_id_from_board(self.array)
+
+    def to_xgid(
+        self,
+        match: MatchState | None = None,
+        *,
+        beavers: bool = False,
+        max_cube_exponent: int = DEFAULT_MAX_CUBE_EXPONENT,
+    ) -> str:
+        """The XGID of this board with ``match`` (default: a money game, player 1 (X) on roll, Jacoby rule on).
+
+        The board is seen by ``match.on_roll``; raises InvalidMatchState for a state no XGID can hold.
+        """
+        state = match if match is not None else MatchState(on_roll=1, turn=1)
+        return state.xgid(self.array, beavers=beavers, max_cube_exponent=max_cube_exponent).text
 
     @property
     def key(self) -> bytes:
