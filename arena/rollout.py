@@ -42,17 +42,24 @@ equity times the cube without a strategy. Money play only.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
+import tempfile
+import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, Rules
+from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.gamestate import difference_equity, flip_difference
 from engine.batch import children_batch, parse_id_pair
@@ -61,12 +68,11 @@ from engine.match import GameState
 from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
-from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
+from nets.lookahead import ROLL_WEIGHTS, ROLLS, evaluate_plies, expand_rolls, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from players.base import Player
 from players.cube import cube_states_for, parse_cube_spec
 from players.net import NetPlayer
-from players.specs import make_player
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
 ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
@@ -131,25 +137,38 @@ class RolloutStart:
 
 @dataclass(frozen=True)
 class RolloutConfig:
-    """How to roll out: trials per position, depth, cube, truncation, seed, variance reduction, weights."""
+    """How to roll out: trials per position, depths, cube, truncation, seed, variance reduction, weights.
+
+    ``plies`` is the checker-play depth and ``cube_plies`` the depth of the cube decisions (None:
+    the same); from ply ``late_after`` of a trial on, both play at ``late_plies`` (a cheaper depth);
+    a trial truncated after ``truncate`` plies is scored by the evaluation at ``truncate_plies``.
+    """
 
     trials: int = 1296
     plies: int = 0
     cubeful: bool = False
     cube: str | None = None  # cube spec for both sides; None: DEFAULT_CUBE when cubeful
-    truncate: int | None = None  # plies after which a trial is evaluated at 0-ply and stops
+    truncate: int | None = None  # plies after which a trial is evaluated (at truncate_plies) and stops
     seed: int = 0
     variance_reduction: bool = True
     weights: str | None = None
     block_rows: int = BLOCK_ROWS
+    cube_plies: int | None = None
+    truncate_plies: int = 0
+    late_after: int | None = None
+    late_plies: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise InvalidSpec(f"trials {self.trials!r}: give at least 1")
-        if self.plies not in (0, 1, 2):
-            raise InvalidSpec(f"plies {self.plies!r}: give 0, 1 or 2")
+        for name in ("plies", "cube_plies", "truncate_plies", "late_plies"):
+            value = getattr(self, name)
+            if value is not None and value not in (0, 1, 2):
+                raise InvalidSpec(f"{name.replace('_', ' ')} {value!r}: give 0, 1 or 2")
         if self.truncate is not None and (not isinstance(self.truncate, int) or self.truncate < 1):
             raise InvalidSpec(f"truncate {self.truncate!r}: give at least 1 ply (or no truncation)")
+        if self.late_after is not None and (not isinstance(self.late_after, int) or self.late_after < 1):
+            raise InvalidSpec(f"late after {self.late_after!r}: give at least 1 ply (or none)")
         if self.cube is not None and not self.cubeful:
             raise InvalidSpec(f"cube spec {self.cube!r} needs a cubeful rollout")
         if self.cube is not None:
@@ -167,9 +186,83 @@ class RolloutConfig:
         """The player spec of both sides (see :func:`players.specs.make_player`)."""
         return f"net{':' + self.weights if self.weights else ''}@{self.plies}"
 
+    @property
+    def cube_depth(self) -> int:
+        """The depth of the cube decisions before ``late_after``."""
+        return self.plies if self.cube_plies is None else self.cube_plies
+
+    def levels_json(self) -> dict[str, Any]:
+        """The depths as ``--json`` lists them."""
+        return {
+            "plies": self.plies,
+            "cube_plies": self.cube_depth,
+            "truncate": self.truncate,
+            "truncate_plies": self.truncate_plies if self.truncate is not None else None,
+            "late_after": self.late_after,
+            "late_plies": self.late_plies if self.late_after is not None else None,
+        }
+
+    def describe(self) -> str:
+        """The depths in words, e.g. "1-ply (cube 1-ply), 0-ply from ply 3, truncated after 11 plies at 1-ply"."""
+        text = f"{self.plies}-ply"
+        if self.cubeful and self.cube_depth != self.plies:
+            text += f" (cube {self.cube_depth}-ply)"
+        if self.late_after is not None:
+            text += f", {self.late_plies}-ply from ply {self.late_after}"
+        if self.truncate is not None:
+            text += f", truncated after {self.truncate} plies at {self.truncate_plies}-ply"
+        return text
+
     def block_trials(self, positions: int) -> int:
         """Trial indices per block: every block holds the same trials of every position."""
         return max(1, min(self.trials, self.block_rows // max(positions, 1)))
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named rollout level (depths and truncation), in the spirit of XG's Roller levels; see :data:`LEVELS`."""
+
+    name: str
+    plies: int
+    cube_plies: int
+    truncate: int | None
+    truncate_plies: int
+    late_after: int | None
+    late_plies: int
+    summary: str
+
+    def apply(self, config: RolloutConfig) -> RolloutConfig:
+        """``config`` with this level's depths and truncation."""
+        return replace(
+            config,
+            plies=self.plies,
+            cube_plies=self.cube_plies,
+            truncate=self.truncate,
+            truncate_plies=self.truncate_plies,
+            late_after=self.late_after,
+            late_plies=self.late_plies,
+        )
+
+
+#: Named levels, cheapest first.
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("quick", 0, 0, 7, 1, None, 0, "0-ply play and cube, truncated after 7 plies at 1-ply"),
+        Level("roller", 1, 1, 11, 1, 2, 0, "1-ply for 2 plies then 0-ply, truncated after 11 plies at 1-ply"),
+        Level("roller+", 2, 1, 11, 1, 2, 1, "2-ply for 2 plies then 1-ply (cube 1-ply), truncated after 11 at 1-ply"),
+        Level("full", 0, 0, None, 0, None, 0, "0-ply play and cube to the end of the game, as gnubg's default"),
+        Level("full1", 1, 1, None, 0, None, 0, "1-ply play and cube to the end of the game"),
+    )
+}
+
+
+def level(name: str) -> Level:
+    """The named level; raises InvalidSpec listing the names."""
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise InvalidSpec(f"rollout level {name!r} is not one of {', '.join(LEVELS)}") from None
 
 
 def stratification_warning(trials: int) -> str | None:
@@ -288,10 +381,14 @@ def roll_out_block(
     config: RolloutConfig,
     trials: np.ndarray,
     on_finished: ProgressCallback | None = None,
+    late: Player | None = None,
+    horizon: Player | None = None,
 ) -> TrialOutcomes:
     """Play trials ``trials`` of every start in one lockstep batch; outcomes in (start, trial) order.
 
-    ``player`` plays both sides; ``evaluator`` gives the 0-ply luck and truncation values.
+    ``player`` plays both sides (``late``, when given, from ply ``config.late_after`` on);
+    ``evaluator`` gives the 0-ply luck and the truncation values (at ``config.truncate_plies``),
+    ``horizon`` (default ``player``) the cubeful equity of a truncated trial.
     """
     trials = np.asarray(trials, np.int64)
     n_pos, n_tri = len(starts), len(trials)
@@ -317,10 +414,10 @@ def roll_out_block(
         owner=np.array([-1 if s.owner is None else s.owner for s in starts], np.int64)[pos],
         first_cube_ply=decided.astype(np.int64),  # dice rolled or cube action taken: no cube turn before ply 1
         play_out_passes=True,
-        max_rows=PLAYER_ROWS[config.plies],
+        max_rows=PLAYER_ROWS[max(config.plies, config.cube_depth)],
     )
     dice = TrialDice(config.seed, trials)
-    luck_plays = plays_by_luck(player, evaluator)
+    active, depth = player, config.plies
     out = TrialOutcomes(
         position=pos,
         trial=trials[slot],
@@ -352,6 +449,13 @@ def roll_out_block(
     out.outcome[over_at_start] = game_over_probabilities(boards[over_at_start])
     finished(over_at_start)
     while g.live.any():
+        # Every live trial of a block is at the same ply: the late player takes over all at once.
+        switch = late is not None and config.late_after is not None and active is player
+        if switch and g.ply[g.live].min() >= (config.late_after or 0):
+            assert late is not None
+            active, depth = late, config.late_plies
+            g.players = (late, late)
+            g.max_rows = PLAYER_ROWS[config.late_plies]
         if config.cubeful:
             g.cube_turn()
         rows = np.flatnonzero(g.live)
@@ -367,20 +471,20 @@ def roll_out_block(
             out.luck[lucky] += luck
             stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
             out.cubeful_luck[lucky] += stake * difference_equity(luck)
-        if played is not None and luck_plays:  # the luck's 0-ply best plays are the player's own
+        if played is not None and plays_by_luck(active, evaluator):  # the luck's 0-ply best plays are the player's
             kids = np.empty((len(rows), 26), np.int8)
             kids[~fixed] = played
             if fixed.any():
-                kids[fixed] = player.choose_moves(g.boards[rows[fixed]], rolls[fixed])
+                kids[fixed] = active.choose_moves(g.boards[rows[fixed]], rolls[fixed])
             over = g.apply_moves(rows, rolls, kids)
         else:
-            kids, over = _move_distinct(g, player, rows, rolls, PLAYER_ROWS[config.plies])
+            kids, over = _move_distinct(g, active, rows, rolls, PLAYER_ROWS[depth])
         ended = rows[over]
         out.outcome[ended] = to_seat0(game_over_probabilities(kids[over]), g.on_roll[ended])
         cut = np.zeros(0, np.int64)
         if config.truncate is not None:
             cut = rows[g.live[rows] & (g.ply[rows] >= config.truncate)]
-            _truncate(g, out, evaluator, player, cut, cube0, rules)
+            _truncate(g, out, evaluator, horizon or active, cut, cube0, rules, config.truncate_plies)
         finished(np.concatenate([ended, cut]))
     return out
 
@@ -420,12 +524,13 @@ def _truncate(
     rows: np.ndarray,
     cube0: np.ndarray,
     rules: Rules,
+    plies: int = 0,
 ) -> None:
-    """Stop trials ``rows`` and score them by the 0-ply evaluation (cubeful: the strategy's equity)."""
+    """Stop trials ``rows`` and score them by the evaluation at ``plies`` (cubeful: ``player``'s strategy's equity)."""
     if len(rows) == 0:
         return
     seat = g.on_roll[rows]
-    probs = evaluator.evaluate_boards(g.boards[rows])  # the side on roll's
+    probs = evaluate_plies(evaluator, g.boards[rows], plies)  # the side on roll's
     out.outcome[rows] = to_seat0(probs, seat)
     out.truncated[rows] = True
     g.stop(rows)
@@ -549,9 +654,8 @@ class RolloutResult:
             "match_id": self.start.match_id,
             "perspective": "side on roll in the given position",
             "trials": self.trials,
-            "plies": c.plies,
+            **c.levels_json(),
             "seed": c.seed,
-            "truncate": c.truncate,
             "cubeful": c.cubeful,
             "cube": c.cube_spec if c.cubeful else None,
             "variance_reduction": c.variance_reduction,
@@ -569,34 +673,70 @@ class RolloutResult:
 # --- running: blocks, workers, progress ----------------------------------------------------------
 
 
-def build_player(config: RolloutConfig) -> tuple[Player, Evaluator]:
-    """The player of both sides and its 0-ply evaluator (raises InvalidSpec or InvalidWeights)."""
+@dataclass(frozen=True)
+class RolloutPlayers:
+    """The players of a rollout, one net: ``early`` before ply ``late_after``, ``late`` from it on (None: early
+    throughout), ``horizon`` deciding the cube of truncated trials (None: the player then playing)."""
+
+    early: Player
+    late: Player | None
+    horizon: Player | None
+    evaluator: Evaluator
+
+
+def build_players(config: RolloutConfig) -> RolloutPlayers:
+    """The players of both sides and their 0-ply evaluator (raises InvalidSpec or InvalidWeights)."""
     evaluator = load_evaluator(config.weights)
-    key = os.fspath(config.weights) if config.weights else ""
-    player = make_player(config.player_spec, config.cube_spec, {key: evaluator})
-    return player, evaluator
+    cube = parse_cube_spec(config.cube_spec)
+
+    def net(plies: int, cube_plies: int) -> Player:
+        name = f"net@{plies}" + (f" [{config.cube_spec}, cube {cube_plies}-ply]" if config.cubeful else "")
+        return NetPlayer(evaluator, plies, cube, name, cube_plies=cube_plies)
+
+    late = None if config.late_after is None else net(config.late_plies, config.late_plies)
+    horizon = None
+    if config.truncate is not None and config.cubeful:
+        horizon = net(0, config.truncate_plies)
+    return RolloutPlayers(net(config.plies, config.cube_depth), late, horizon, evaluator)
 
 
-def blocks_of(config: RolloutConfig, positions: int) -> list[np.ndarray]:
-    """The trial indices of each block, in order."""
+def build_player(config: RolloutConfig) -> tuple[Player, Evaluator]:
+    """The player of both sides (before any late depth) and its 0-ply evaluator; raises InvalidSpec, InvalidWeights."""
+    players = build_players(config)
+    return players.early, players.evaluator
+
+
+def blocks_of(config: RolloutConfig, positions: int, first: int = 0) -> list[np.ndarray]:
+    """The trial indices of each block from trial ``first`` to ``config.trials``, in order."""
     step = config.block_trials(positions)
-    return [np.arange(t, min(t + step, config.trials)) for t in range(0, config.trials, step)]
+    return [np.arange(t, min(t + step, config.trials)) for t in range(first, config.trials, step)]
 
 
-_WORKER: tuple[Player, Evaluator, list[RolloutStart], RolloutConfig] | None = None
+_WORKER: tuple[RolloutPlayers, list[RolloutStart], RolloutConfig] | None = None
 
 
 def _worker_init(starts: list[RolloutStart], config: RolloutConfig) -> None:
-    """Build the player once per worker process."""
+    """Build the players once per worker process."""
     global _WORKER
-    player, evaluator = build_player(config)
-    _WORKER = (player, evaluator, starts, config)
+    _WORKER = (build_players(config), starts, config)
 
 
 def _worker_block(trials: np.ndarray) -> TrialOutcomes:
     assert _WORKER is not None
-    player, evaluator, starts, config = _WORKER
-    return roll_out_block(player, evaluator, starts, config, trials)
+    players, starts, config = _WORKER
+    return _play_block(players, starts, config, trials)
+
+
+def _play_block(
+    players: RolloutPlayers,
+    starts: list[RolloutStart],
+    config: RolloutConfig,
+    trials: np.ndarray,
+    on_finished: ProgressCallback | None = None,
+) -> TrialOutcomes:
+    return roll_out_block(
+        players.early, players.evaluator, starts, config, trials, on_finished, players.late, players.horizon
+    )
 
 
 class _Running:
@@ -622,61 +762,207 @@ class _Running:
         return f"{prefix}equity {mean:+.4f} +- {se:.4f}"
 
 
+#: Asked after each block with every start's results so far: True stops the rollout there.
+StopCheck = Callable[[list["RolloutResult"]], bool]
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When to stop before every trial is played: each SE below ``until_se``, each decision settled (the best
+    ahead of the runner-up by ``settle`` paired SEs), or ``max_seconds`` spent; None turns a rule off."""
+
+    until_se: float | None = None
+    settle: float | None = None
+    max_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("until_se", "settle", "max_seconds"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise InvalidSpec(f"{name.replace('_', ' ')} {value!r}: give a positive number")
+
+    def reason(self, ses: Sequence[float | None], margins: Sequence[Figure], elapsed: float) -> str | None:
+        """Why to stop now, or None to go on: ``ses`` are the standard errors that count, ``margins`` each
+        decision's lead of the best over the runner-up with its paired SE, ``elapsed`` the seconds spent."""
+        if self.max_seconds is not None and elapsed >= self.max_seconds:
+            return f"time limit of {self.max_seconds:g} s reached"
+        if self.until_se is not None and ses and all(se is not None and se < self.until_se for se in ses):
+            return f"every standard error below {self.until_se:g}"
+        settled = [m.se is not None and abs(m.value) > self.settle * m.se for m in margins] if self.settle else []
+        if settled and all(settled):
+            return f"decision settled (ahead by more than {self.settle:g} paired SEs)"
+        return None
+
+
+class Stopper:
+    """A :class:`StopRule` applied to a rollout as it runs; ``reason`` says why it stopped (None: all trials)."""
+
+    def __init__(
+        self, rule: StopRule, figures: Callable[[list[RolloutResult]], tuple[list[float | None], list[Figure]]]
+    ) -> None:
+        self.rule = rule
+        self.figures = figures
+        self.started = time.perf_counter()
+        self.reason: str | None = None
+
+    def __call__(self, results: list[RolloutResult]) -> bool:
+        ses, margins = self.figures(results)
+        self.reason = self.rule.reason(ses, margins, time.perf_counter() - self.started)
+        return self.reason is not None
+
+
+def headline_ses(results: list[RolloutResult]) -> tuple[list[float | None], list[Figure]]:
+    """The standard error of each result's headline equity (cubeful when cubeful); no decision to settle."""
+    ses = [r.estimate.cubeful_equity_se if r.config.cubeful else r.estimate.equity_se for r in results]
+    return ses, []
+
+
 def run_rollouts(
     starts: Sequence[RolloutStart],
     config: RolloutConfig,
     workers: int = 1,
     progress: bool = True,
+    stop: StopCheck | None = None,
+    previous: TrialOutcomes | None = None,
 ) -> list[RolloutResult]:
     """Roll out every start with ``config``; one result per start, in order (each from its roller's view).
 
     All starts share the lockstep blocks; ``workers`` processes split the blocks, and the result
-    equals a single-process run.
+    equals a single-process run. ``previous`` holds trials ``0 .. m-1`` of every start already
+    played (a saved rollout): the run continues with trial ``m`` on the same dice. ``stop`` is
+    asked after each block (in trial order) and ends the rollout early when it answers True.
     """
     if not starts:
         raise InvalidSpec("no position to roll out")
-    player, evaluator = build_player(config)  # a bad spec or weights file fails before any trial
-    blocks = blocks_of(config, len(starts))
+    players = build_players(config)  # a bad spec or weights file fails before any trial
+    done = 0 if previous is None else _played_trials(previous, len(starts))
+    if done > config.trials:
+        raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")
+    blocks = blocks_of(config, len(starts), done)
     running = _Running(len(starts))
-    bar = tqdm(total=config.trials * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1)
+    bar = tqdm(
+        total=(config.trials - done) * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1
+    )
 
     def on_finished(pos: np.ndarray, equity: np.ndarray) -> None:
         running.add(pos, equity)
         bar.update(len(pos))
         bar.set_postfix_str(running.text(), refresh=False)
 
-    parts: list[TrialOutcomes] = []
+    def summary(parts: list[TrialOutcomes]) -> list[RolloutResult]:
+        everything = TrialOutcomes.concatenate(parts)
+        return [
+            RolloutResult.of(start, config, everything.select(np.flatnonzero(everything.position == i)))
+            for i, start in enumerate(starts)
+        ]
+
+    parts: list[TrialOutcomes] = [] if previous is None else [previous]
     try:
-        for part in _played_blocks(player, evaluator, list(starts), config, blocks, workers, on_finished):
+        for part in _played_blocks(players, list(starts), config, blocks, workers, on_finished):
             parts.append(part)
+            if stop is not None and stop(summary(parts)):
+                break
     finally:
         bar.close()
-    everything = TrialOutcomes.concatenate(parts)
-    return [
-        RolloutResult.of(start, config, everything.select(np.flatnonzero(everything.position == i)))
-        for i, start in enumerate(starts)
-    ]
+    if not parts:
+        raise InvalidSpec(f"trials {config.trials}: no trial to play")
+    return summary(parts)
+
+
+def _played_trials(previous: TrialOutcomes, positions: int) -> int:
+    """How many trials of each start ``previous`` holds (they must be trials 0 .. m-1 of every start)."""
+    m = len(previous.trial) // max(positions, 1)
+    expected = np.tile(np.arange(m), positions)
+    order = np.lexsort((previous.trial, previous.position))
+    if len(previous.trial) != m * positions or not np.array_equal(previous.trial[order], expected):
+        raise InvalidSpec("the saved rollout does not hold trials 0 .. m-1 of every position")
+    return m
 
 
 def _played_blocks(
-    player: Player,
-    evaluator: Evaluator,
+    players: RolloutPlayers,
     starts: list[RolloutStart],
     config: RolloutConfig,
     blocks: list[np.ndarray],
     workers: int,
     on_finished: ProgressCallback,
 ) -> Iterator[TrialOutcomes]:
-    """Each block's outcomes as it finishes: here (progress trial by trial) or in worker processes."""
-    if workers <= 1 or len(blocks) == 1:
+    """Each block's outcomes in trial order: here (progress trial by trial) or in worker processes."""
+    if workers <= 1 or len(blocks) <= 1:
         for trials in blocks:
-            yield roll_out_block(player, evaluator, starts, config, trials, on_finished)
+            yield _play_block(players, starts, config, trials, on_finished)
         return
     with worker_pool(min(workers, len(blocks)), _worker_init, (starts, config)) as pool:
-        for part in pool.imap_unordered(_worker_block, blocks):
+        for part in pool.imap(_worker_block, blocks):
             headline = part.cubeful - part.cubeful_luck if config.cubeful else cubeless_equity(part.outcome - part.luck)
             on_finished(part.position, headline)
             yield part
+
+
+class RolloutKind(StrEnum):
+    """What a rollout answers: positions' equities, cube decisions, or candidate plays of a roll."""
+
+    POSITIONS = "positions"
+    CUBE_DECISION = "cube decision"
+    PLAYS = "plays"
+
+
+ROLLOUT_FILE_FORMAT = "jumpgammon-rollout-1"
+
+
+@dataclass(frozen=True)
+class SavedRollout:
+    """A rollout kept in a file to be continued on the same dice: what it rolls out, how, and every trial so far.
+
+    ``starts`` are the ID pairs as given, ``moves`` the candidate plays (kind ``PLAYS``), ``config``
+    the settings with ``trials`` the trials played; ``outcomes`` holds those trials of every
+    position the run played (branches and children included), in position order.
+    """
+
+    kind: RolloutKind
+    starts: list[str]
+    moves: list[str]
+    config: RolloutConfig
+    outcomes: TrialOutcomes
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the rollout to ``path`` (npz) atomically: a temporary file beside it, then renamed."""
+        meta = {
+            "format": ROLLOUT_FILE_FORMAT,
+            "kind": str(self.kind),
+            "starts": self.starts,
+            "moves": self.moves,
+            "config": asdict(self.config),
+        }
+        arrays = {name: getattr(self.outcomes, name) for name in TrialOutcomes.__dataclass_fields__}
+        target = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".npz", dir=target.parent or None)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez_compressed(handle, meta=np.array(json.dumps(meta)), **arrays)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> SavedRollout:
+        """The rollout saved in ``path``; raises InvalidSpec naming the file when it is not one."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                arrays = {name: data[name] for name in TrialOutcomes.__dataclass_fields__}
+            if meta.get("format") != ROLLOUT_FILE_FORMAT:
+                raise ValueError(f"format {meta.get('format')!r}")
+            return cls(
+                RolloutKind(meta["kind"]),
+                [str(t) for t in meta["starts"]],
+                [str(m) for m in meta["moves"]],
+                RolloutConfig(**meta["config"]),
+                TrialOutcomes(**arrays),
+            )
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+            raise InvalidSpec(f"{os.fspath(path)!r} is not a saved rollout ({exc})") from None
 
 
 def read_position_file(lines: Sequence[str], source: str) -> list[RolloutStart]:

@@ -23,39 +23,28 @@ largest.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from arena.rollout import RolloutConfig, RolloutResult, RolloutStart, run_rollouts
+from arena.rollout import (
+    RolloutConfig,
+    RolloutResult,
+    RolloutStart,
+    Stopper,
+    StopRule,
+    TrialOutcomes,
+    run_rollouts,
+)
+from arena.stats import Figure, paired_figure
 from cube.actions import ProperAction, ProperDecision, decide, proper_action
 from cube.states import CubeState
 from engine.errors import InvalidSpec, NotSupported
 from engine.match import MAX_CUBE
 
-__all__ = ["CubeDecisionRollout", "Figure", "cube_branches", "paired_figure", "run_cube_decisions"]
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A mean over trials and its standard error (None with a single trial)."""
-
-    value: float
-    se: float | None
-
-    def to_json(self) -> dict[str, float | None]:
-        """``{"equity": ..., "se": ...}``, rounded to 6 places."""
-        return {"equity": round(self.value, 6), "se": None if self.se is None else round(self.se, 6)}
-
-
-def paired_figure(values: np.ndarray) -> Figure:
-    """The mean of per-trial ``values`` (k,) and its standard error."""
-    n = len(values)
-    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else None
-    return Figure(float(values.mean()), se)
+__all__ = ["CubeDecisionRollout", "branch_starts", "cube_branches", "pair_up", "run_cube_decisions", "stop_figures"]
 
 
 def cube_branches(start: RolloutStart) -> tuple[RolloutStart, RolloutStart]:
@@ -160,17 +149,49 @@ class CubeDecisionRollout:
         }
 
 
-def run_cube_decisions(
-    starts: Sequence[RolloutStart], config: RolloutConfig, workers: int = 1, progress: bool = True
+def pair_up(
+    starts: Sequence[RolloutStart], config: RolloutConfig, results: list[RolloutResult]
 ) -> list[CubeDecisionRollout]:
-    """Roll out the cube decision of every start (both branches of all in one run, the same dice throughout).
+    """The cube decisions of ``starts`` from the results of their branches (ND, DT of each start in turn)."""
+    return [CubeDecisionRollout(start, config, results[2 * i], results[2 * i + 1]) for i, start in enumerate(starts)]
+
+
+def stop_figures(
+    starts: Sequence[RolloutStart], config: RolloutConfig
+) -> Callable[[list[RolloutResult]], tuple[list[float | None], list[Figure]]]:
+    """What a :class:`StopRule` watches: the SEs of ND and DT, and both margins of every decision."""
+
+    def figures(results: list[RolloutResult]) -> tuple[list[float | None], list[Figure]]:
+        decisions = pair_up(starts, config, results)
+        ses = [f.se for d in decisions for f in d.figures[:2]]
+        return ses, [m for d in decisions for m in (d.margin, d.take_margin)]
+
+    return figures
+
+
+def run_cube_decisions(
+    starts: Sequence[RolloutStart],
+    config: RolloutConfig,
+    workers: int = 1,
+    progress: bool = True,
+    stop: StopRule | None = None,
+    previous: TrialOutcomes | None = None,
+) -> tuple[list[CubeDecisionRollout], str | None]:
+    """Roll out the cube decision of every start (both branches of all in one run, the same dice throughout);
+    returns the decisions and why the rollout stopped early (None: all ``config.trials`` played).
 
     Needs a cubeful config; raises NotSupported naming a start whose side on roll cannot double.
+    ``previous`` continues a saved rollout of the same branches (:func:`branch_starts`).
     """
     if not config.cubeful:
         raise InvalidSpec("a cube-decision rollout is cubeful: give a cubeful config")
-    pairs = [cube_branches(s) for s in starts]
-    results = run_rollouts([b for pair in pairs for b in pair], config, workers=workers, progress=progress)
-    return [
-        CubeDecisionRollout(start, config, results[2 * i], results[2 * i + 1]) for i, start in enumerate(starts)
-    ]
+    stopper = Stopper(stop, stop_figures(starts, config)) if stop is not None else None
+    results = run_rollouts(
+        branch_starts(starts), config, workers=workers, progress=progress, stop=stopper, previous=previous
+    )
+    return pair_up(starts, config, results), None if stopper is None else stopper.reason
+
+
+def branch_starts(starts: Sequence[RolloutStart]) -> list[RolloutStart]:
+    """The branches rolled out for ``starts``: no double and double/take of each in turn."""
+    return [b for s in starts for b in cube_branches(s)]

@@ -19,8 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from arena.rollout import RolloutConfig, RolloutResult, RolloutStart, run_rollouts
-from arena.rollout_cube import Figure, paired_figure
+from arena.rollout import (
+    RolloutConfig,
+    RolloutResult,
+    RolloutStart,
+    Stopper,
+    StopRule,
+    TrialOutcomes,
+    run_rollouts,
+)
+from arena.stats import Figure, paired_figure
 from engine.errors import InvalidDice, InvalidSpec
 from engine.position import Position
 from nets.base import BoardEvaluator
@@ -154,9 +162,8 @@ class PlayRollout:
             "dice": None if dice is None else list(dice),
             "perspective": "side on roll in the given position (the mover)",
             "trials": self.trials,
-            "plies": c.plies,
+            **c.levels_json(),
             "seed": c.seed,
-            "truncate": c.truncate,
             "cubeful": c.cubeful,
             "cube": c.cube_spec if c.cubeful else None,
             "variance_reduction": c.variance_reduction,
@@ -170,9 +177,20 @@ def run_play_rollout(
     config: RolloutConfig,
     workers: int = 1,
     progress: bool = True,
-) -> PlayRollout:
-    """Roll out every candidate play of ``start`` in one run (trial ``t`` of each on the same dice)."""
+    stop: StopRule | None = None,
+    previous: TrialOutcomes | None = None,
+) -> tuple[PlayRollout, str | None]:
+    """Roll out every candidate play of ``start`` in one run (trial ``t`` of each on the same dice); returns the
+    rollout and why it stopped early (None: all ``config.trials`` played). ``previous`` continues a saved one."""
     if not candidates:
         raise InvalidSpec("no play to roll out")
-    results = run_rollouts([child_start(start, c) for c in candidates], config, workers=workers, progress=progress)
-    return PlayRollout(start, config, list(candidates), results)
+    candidates = list(candidates)
+
+    def figures(results: list[RolloutResult]) -> tuple[list[float | None], list[Figure]]:
+        ranked = PlayRollout(start, config, candidates, results).ranked()
+        return [p.equity.se for p in ranked], [ranked[1].difference] if len(ranked) > 1 else []
+
+    stopper = Stopper(stop, figures) if stop is not None else None
+    children = [child_start(start, c) for c in candidates]
+    results = run_rollouts(children, config, workers=workers, progress=progress, stop=stopper, previous=previous)
+    return PlayRollout(start, config, candidates, results), None if stopper is None else stopper.reason

@@ -4,47 +4,65 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from arena.rollout import (
     DEFAULT_CUBE,
+    LEVELS,
     RolloutConfig,
+    RolloutKind,
     RolloutResult,
     RolloutStart,
+    SavedRollout,
+    Stopper,
+    StopRule,
+    TrialOutcomes,
     build_player,
+    headline_ses,
+    level,
     read_position_file,
     run_rollouts,
     stratification_warning,
 )
-from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
+from arena.rollout_cube import CubeDecisionRollout, branch_starts, run_cube_decisions
 from arena.rollout_plays import PlayRollout, filtered_candidates, named_candidates, run_play_rollout
-from cli.common import PLIES, add_json_argument, existing_file, int_range
+from cli.common import PLIES, add_json_argument, existing_file, float_range, int_range
 from cli.tournament import CUBE_SPECS
 
 MAX_TRIALS = 10_000_000
+DEFAULT_TRIALS = 1296
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``rollout`` subcommand."""
     p = sub.add_parser(
         "rollout",
-        help="roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
+        help="roll out a POSITIONID[:MATCHID]: equities, a cube decision or candidate plays, with standard errors",
         description=(
             "Play trials from the position to the end of the game (or --truncate plies) in lockstep batches; "
             "report the five probabilities and the equity, with standard errors, from the view of the side on "
             "roll. Quasi-random dice stratify the first two rolls; luck adjustment (0-ply) reduces the variance. "
-            "Dice in the match ID are played first. Money play only. "
-            f"Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful)."
+            "Dice in the match ID are played first. --cube-decision rolls out no double and double/take on the "
+            "same dice; --plays/--moves roll out candidate plays of the match ID's dice on the same dice. "
+            f"Money play only. Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful). "
+            f"Levels: {'; '.join(f'{name}: {lv.summary}' for name, lv in LEVELS.items())}."
         ),
     )
     p.add_argument("id", metavar="POSITIONID[:MATCHID]", nargs="?", default=None)
     p.add_argument("--file", type=existing_file, default=None, help="roll out every ID in FILE (one a line)")
-    p.add_argument("--trials", type=int_range(1, MAX_TRIALS), default=1296, help="trials per position (default 1296)")
-    p.add_argument("--plies", type=PLIES, default=0, help="depth of the players' move choice, 0-2")
+    p.add_argument(
+        "--trials",
+        type=int_range(1, MAX_TRIALS),
+        default=None,
+        help=f"trials per position (default {DEFAULT_TRIALS}; with --resume, the new total)",
+    )
     p.add_argument("--cubeful", action="store_true", help="play with the doubling cube; report the cubeful equity")
     p.add_argument("--cube", default=None, metavar="CUBE", help="both sides' cube strategy (needs --cubeful)")
     p.add_argument(
@@ -67,7 +85,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='roll out this play of the match ID\'s dice, e.g. "24/18 13/11" (repeat for each candidate)',
     )
     p.add_argument("--filter-plies", type=PLIES, default=0, help="depth of the --plays filter, 0-2 (default 0)")
+    p.add_argument("--level", default=None, choices=list(LEVELS), help="a named level (the options below override it)")
+    p.add_argument("--plies", type=PLIES, default=None, help="depth of the players' move choice, 0-2 (default 0)")
+    p.add_argument("--cube-plies", type=PLIES, default=None, help="depth of the cube decisions (default --plies)")
     p.add_argument("--truncate", type=int_range(1, 10_000), default=None, metavar="N", help="stop after N plies")
+    p.add_argument("--truncate-plies", type=PLIES, default=None, help="depth of the evaluation at --truncate")
+    p.add_argument(
+        "--late-after", type=int_range(1, 10_000), default=None, metavar="M", help="plies before --late-plies"
+    )
+    p.add_argument("--late-plies", type=PLIES, default=None, help="checker and cube depth from ply --late-after on")
+    p.add_argument("--until-se", type=POSITIVE, default=None, metavar="SE", help="stop once every SE is below SE")
+    p.add_argument(
+        "--settle", type=POSITIVE, default=None, metavar="K", help="stop once the best is ahead by K paired SEs"
+    )
+    p.add_argument("--max-seconds", type=POSITIVE, default=None, metavar="S", help="stop after about S seconds")
+    p.add_argument("--save", default=None, metavar="FILE", help="save the rollout (every trial) to FILE (.npz)")
+    p.add_argument(
+        "--resume", type=existing_file, default=None, metavar="FILE", help="continue a saved rollout to --trials"
+    )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument(
@@ -78,60 +113,150 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Roll out and report; returns 0."""
+POSITIVE = float_range(0.0, math.inf, low_open=True, high_open=True)
+#: Options a resumed rollout takes from its file.
+FROM_THE_FILE = ("id", "file", "plays", "moves", "level", "plies", "cube_plies", "truncate", "truncate_plies")
+FROM_THE_FILE_TOO = ("late_after", "late_plies", "cube", "weights")
+
+
+@dataclass
+class Request:
+    """What to roll out: its kind, the starts (with their texts), the candidate plays, the settings, saved trials."""
+
+    kind: RolloutKind
+    texts: list[str]
+    starts: list[RolloutStart]
+    moves: list[str]
+    config: RolloutConfig
+    previous: TrialOutcomes | None = None
+
+
+def new_request(args: argparse.Namespace) -> Request:
+    """The rollout the command line asks for (no --resume)."""
     if (args.id is None) == (args.file is None):
         raise ValueError("give one POSITIONID[:MATCHID] or --file FILE, not both or neither")
     plays = args.plays is not None or args.moves is not None
     if plays and (args.file is not None or args.cube_decision):
         raise ValueError("--plays and --moves take one POSITIONID:MATCHID with dice, without --file or --cube-decision")
     if args.file is not None:
-        starts = read_position_file(Path(args.file).read_text().splitlines(), str(args.file))
+        lines = Path(args.file).read_text().splitlines()
+        starts = read_position_file(lines, str(args.file))
+        texts = [s.text for s in starts]
     else:
-        starts = [RolloutStart.parse(args.id)]
+        starts, texts = [RolloutStart.parse(args.id)], [args.id]
     config = RolloutConfig(
-        trials=args.trials,
-        plies=args.plies,
+        trials=args.trials or DEFAULT_TRIALS,
         cubeful=args.cubeful or args.cube_decision,
         cube=args.cube,
-        truncate=args.truncate,
         seed=args.seed,
         variance_reduction=not args.no_variance_reduction,
         weights=str(args.weights) if args.weights is not None else None,
     )
-    note = stratification_warning(args.trials)
+    if args.level is not None:
+        config = level(args.level).apply(config)
+    chosen = {
+        name: getattr(args, name)
+        for name in ("plies", "cube_plies", "truncate", "truncate_plies", "late_after", "late_plies")
+        if getattr(args, name) is not None
+    }
+    config = replace(config, **chosen)
+    kind = RolloutKind.CUBE_DECISION if args.cube_decision else RolloutKind.PLAYS if plays else RolloutKind.POSITIONS
+    moves: list[str] = []
+    if kind is RolloutKind.PLAYS:
+        if args.moves is not None:
+            moves = [c.move for c in named_candidates(starts[0], args.moves)]
+        else:
+            evaluator = build_player(config)[1]
+            moves = [c.move for c in filtered_candidates(evaluator, starts[0], args.plays, args.filter_plies)]
+    elif kind is RolloutKind.CUBE_DECISION:
+        branch_starts(starts)  # "cube not available" before any trial
+    return Request(kind, texts, starts, moves, config)
+
+
+def resumed_request(args: argparse.Namespace) -> Request:
+    """The saved rollout of ``--resume``, to be continued to ``--trials``."""
+    given = [name for name in (*FROM_THE_FILE, *FROM_THE_FILE_TOO) if getattr(args, name) not in (None, False)]
+    given += [name for name in ("cubeful", "cube_decision", "no_variance_reduction") if getattr(args, name)]
+    if given or args.seed != 0:
+        names = ", ".join("--" + n.replace("_", "-") for n in given + (["seed"] if args.seed else []))
+        raise ValueError(f"--resume takes the position and the settings from the file; leave out {names}")
+    saved = SavedRollout.load(args.resume)
+    if args.trials is None or args.trials <= saved.config.trials:
+        raise ValueError(f"--resume {str(args.resume)!r} holds {saved.config.trials} trials: give --trials above that")
+    starts = [RolloutStart.parse(text) for text in saved.starts]
+    config = replace(saved.config, trials=args.trials)
+    return Request(saved.kind, saved.starts, starts, saved.moves, config, saved.outcomes)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Roll out and report; returns 0."""
+    request = resumed_request(args) if args.resume is not None else new_request(args)
+    config = request.config
+    stop = None
+    if args.until_se is not None or args.settle is not None or args.max_seconds is not None:
+        if args.settle is not None and request.kind is RolloutKind.POSITIONS:
+            raise ValueError("--settle needs a decision: give --cube-decision, --plays or --moves")
+        stop = StopRule(args.until_se, args.settle, args.max_seconds)
+    note = stratification_warning(config.trials)
     if note is not None:
         print(f"jumpgammon rollout: warning: {note}", file=sys.stderr)
     started = time.perf_counter()
-    if args.cube_decision:
-        return report_cube_decisions(run_cube_decisions(starts, config, workers=args.workers), started, args)
-    if plays:
-        if args.moves is not None:
-            candidates = named_candidates(starts[0], args.moves)
-        else:
-            candidates = filtered_candidates(build_player(config)[1], starts[0], args.plays, args.filter_plies)
-        return report_plays(run_play_rollout(starts[0], candidates, config, workers=args.workers), started, args)
-    results = run_rollouts(starts, config, workers=args.workers)
-    seconds = time.perf_counter() - started
+    workers, previous = args.workers, request.previous
+    if request.kind is RolloutKind.CUBE_DECISION:
+        decisions, reason = run_cube_decisions(request.starts, config, workers, stop=stop, previous=previous)
+        results = [r for d in decisions for r in (d.no_double, d.double_take)]
+        _save(args, request, results)
+        return report_cube_decisions(decisions, reason, started, args)
+    if request.kind is RolloutKind.PLAYS:
+        candidates = named_candidates(request.starts[0], request.moves)
+        rollout, reason = run_play_rollout(request.starts[0], candidates, config, workers, stop=stop, previous=previous)
+        _save(args, request, rollout.results)
+        return report_plays(rollout, reason, started, args)
+    stopper = Stopper(stop, headline_ses) if stop is not None else None
+    results = run_rollouts(request.starts, config, workers=workers, stop=stopper, previous=previous)
+    _save(args, request, results)
+    reason = None if stopper is None else stopper.reason
     total = sum(r.trials for r in results)
+    timing = _timing(total, started)
     if args.json:
-        timing = {"seconds": round(seconds, 3), "trials_per_second": round(total / seconds, 2) if seconds else None}
-        if args.file is None:
-            print(json.dumps({**results[0].to_json(), **timing}))
+        extra = {**timing, "stopped": reason}
+        if len(request.texts) == 1 and args.file is None:
+            print(json.dumps({**results[0].to_json(), **extra}))
         else:
-            print(json.dumps({"rollouts": [r.to_json() for r in results], "trials": total, **timing}))
+            print(json.dumps({"rollouts": [r.to_json() for r in results], "trials": total, **extra}))
         return 0
     for r in results:
         print(format_result(r))
         print()
-    print(f"{total} trials in {seconds:.1f} s ({total / seconds:.1f} trials/s)")
+    print(_footer(total, timing, reason))
     return 0
+
+
+def _save(args: argparse.Namespace, request: Request, results: list[RolloutResult]) -> None:
+    """Write every trial played (with those resumed) to ``--save``, if given."""
+    if args.save is None:
+        return
+    outcomes = TrialOutcomes.concatenate([r.outcomes for r in results])
+    outcomes.position = np.repeat(np.arange(len(results)), [r.trials for r in results])
+    config = replace(request.config, trials=results[0].trials)
+    SavedRollout(request.kind, request.texts, request.moves, config, outcomes).save(args.save)
+
+
+def _timing(trials: int, started: float) -> dict[str, Any]:
+    """Seconds since ``started`` and trials (all positions and branches together) per second."""
+    seconds = time.perf_counter() - started
+    return {"seconds": round(seconds, 3), "trials_per_second": round(trials / seconds, 2) if seconds else None}
+
+
+def _footer(trials: int, timing: dict[str, Any], reason: str | None) -> str:
+    line = f"{trials} trials in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)"
+    return line + (f"; stopped early: {reason}" if reason else "")
 
 
 def format_result(r: RolloutResult) -> str:
     """Human-readable rollout of one position, from its side on roll's view."""
     c = r.config
-    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    depth = c.describe()
     reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
     lines = [
         f"Rollout of {r.start.text} for the side on roll: {r.trials} trials, {depth}, seed {c.seed}, {reduction}",
@@ -161,33 +286,31 @@ def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:
     return f"  {label:<9} {cells}{equity:{sign}.4f}"
 
 
-def _timing(trials: int, started: float) -> dict[str, float | None]:
-    seconds = time.perf_counter() - started
-    return {"seconds": round(seconds, 3), "trials_per_second": round(trials / seconds, 2) if seconds else None}
-
-
-def report_cube_decisions(decisions: list[CubeDecisionRollout], started: float, args: argparse.Namespace) -> int:
+def report_cube_decisions(
+    decisions: list[CubeDecisionRollout], reason: str | None, started: float, args: argparse.Namespace
+) -> int:
     """Print the cube-decision rollouts (JSON or text); returns 0. Trials count both branches."""
     total = sum(2 * d.trials for d in decisions)
     timing = _timing(total, started)
     if args.json:
         rollouts = [{**d.no_double.to_json(), "cube_decision": d.to_json()} for d in decisions]
-        if args.file is None:
-            print(json.dumps({**rollouts[0], **timing}))
+        extra = {**timing, "stopped": reason}
+        if len(decisions) == 1 and args.file is None:
+            print(json.dumps({**rollouts[0], **extra}))
         else:
-            print(json.dumps({"rollouts": rollouts, "trials": total, **timing}))
+            print(json.dumps({"rollouts": rollouts, "trials": total, **extra}))
         return 0
     for d in decisions:
         print(format_cube_decision(d))
         print()
-    print(f"{total} trials (both branches) in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)")
+    print(_footer(total, timing, reason) + " (both branches)")
     return 0
 
 
 def format_cube_decision(d: CubeDecisionRollout) -> str:
     """Human-readable cube-decision rollout, from the doubler's view, in points per initial cube."""
     r, c = d.no_double, d.config
-    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    depth = c.describe()
     reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
     nd, dt, dp = d.figures
     margin, take = d.margin, d.take_margin
@@ -210,23 +333,23 @@ def format_cube_decision(d: CubeDecisionRollout) -> str:
     return "\n".join(lines)
 
 
-def report_plays(rollout: PlayRollout, started: float, args: argparse.Namespace) -> int:
+def report_plays(rollout: PlayRollout, reason: str | None, started: float, args: argparse.Namespace) -> int:
     """Print the candidate plays best first (JSON or text); returns 0."""
     total = rollout.trials * len(rollout.candidates)
     timing = _timing(total, started)
     if args.json:
-        print(json.dumps({**rollout.to_json(), **timing}))
+        print(json.dumps({**rollout.to_json(), **timing, "stopped": reason}))
         return 0
     print(format_plays(rollout))
     print()
-    print(f"{total} trials in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)")
+    print(_footer(total, timing, reason))
     return 0
 
 
 def format_plays(rollout: PlayRollout) -> str:
     """Human-readable ranking of the rolled-out plays, from the mover's view."""
     c, start = rollout.config, rollout.start
-    depth = f"{c.plies}-ply" + (f", truncated after {c.truncate} plies" if c.truncate else "")
+    depth = c.describe()
     kind = f"cubeful ({c.cube_spec})" if c.cubeful else "cubeless"
     dice = f"{start.dice[0]}-{start.dice[1]}" if start.dice else "?"
     lines = [

@@ -17,7 +17,8 @@ _LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
 
 
 class NetPlayer(StrategyPlayer):
-    """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``plies`` too.
+    """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``cube_plies``
+    (default ``plies``).
 
     Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead; for ``jump-net``
     from the volatility net its spec names, given this evaluator's 0-ply probabilities.
@@ -27,10 +28,17 @@ class NetPlayer(StrategyPlayer):
     repeatable_moves = True  # the best child by cubeless equity: a function of (board, dice)
 
     def __init__(
-        self, evaluator: Evaluator, plies: int, cube: CubeSpec, name: str, match_cube: MatchCubeSpec | None = None
+        self,
+        evaluator: Evaluator,
+        plies: int,
+        cube: CubeSpec,
+        name: str,
+        match_cube: MatchCubeSpec | None = None,
+        cube_plies: int | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.plies = plies
+        self.cube_plies = plies if cube_plies is None else cube_plies
         self.volatility_net = load_volatility_net(cube.volatility_net) if cube.volatility_net is not None else None
         decider: CubeDecider | GnubgModelDecider | None = None
         if cube.own:  # gnubg's model on this net's probabilities, as ``eval`` shows it
@@ -48,17 +56,17 @@ class NetPlayer(StrategyPlayer):
         return best_children_plies(self.evaluator, boards, dice, self.plies)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        """Cubeless probabilities (n, 5) of each board's side on roll at this player's depth.
+        """Cubeless probabilities (n, 5) of each board's side on roll at this player's cube depth.
 
         The last answer is kept per (evaluator, depth): when both players of a game share a net,
         the second one asked about the same positions (to compare cube decisions) reuses it.
         """
         boards = np.ascontiguousarray(boards, dtype=np.int8)
-        key = (id(self.evaluator), self.plies, boards.tobytes())
+        key = (id(self.evaluator), self.cube_plies, boards.tobytes())
         cached = _LAST_PROBABILITIES.get(key[:2])
         if cached is not None and cached[0] == key[2]:
             return cached[1]
-        probs = evaluate_plies(self.evaluator, boards, self.plies)
+        probs = evaluate_plies(self.evaluator, boards, self.cube_plies)
         _LAST_PROBABILITIES[key[:2]] = (key[2], probs)
         return probs
 

@@ -43,7 +43,7 @@ def test_with_the_cube_out_of_play_no_double_is_the_cubeless_rollout_and_double_
     and DT exactly twice it, trial by trial."""
     start = RolloutStart(Position.from_id(position_id))
     config = RolloutConfig(trials=72, truncate=truncate, cubeful=True, cube="none", seed=4)
-    decision = run_cube_decisions([start], config, progress=False)[0]
+    decision = run_cube_decisions([start], config, progress=False)[0][0]
     cubeless = run_rollouts([start], replace(config, cubeful=False, cube=None), progress=False)[0]
     nd, dt = decision.per_trial()
     assert np.allclose(nd, cubeless_equity(cubeless.outcomes.adjusted()), atol=1e-12, rtol=0)
@@ -63,7 +63,7 @@ def test_each_branch_is_unbiased_and_the_branches_share_their_checker_play(
     averages zero within 3.5 SE and the luck-adjusted and raw cubeful equities agree within 3.5 combined SE."""
     start = RolloutStart(Position.from_id(position_id))
     config = RolloutConfig(trials=144, truncate=truncate, cubeful=True, cube=cube, seed=6)
-    d = run_cube_decisions([start], config, progress=False)[0]
+    d = run_cube_decisions([start], config, progress=False)[0][0]
     assert np.array_equal(d.no_double.outcomes.outcome, d.double_take.outcomes.outcome)
     assert np.array_equal(d.no_double.outcomes.luck, d.double_take.outcomes.luck)
     for branch in (d.no_double, d.double_take):
@@ -106,7 +106,7 @@ def test_a_certain_cash_is_too_good_or_double_pass() -> None:
     board[19:25] = -2
     board[24] = -5
     start = RolloutStart(Position(board))
-    d = run_cube_decisions([start], RolloutConfig(trials=36, cubeful=True), progress=False)[0]
+    d = run_cube_decisions([start], RolloutConfig(trials=36, cubeful=True), progress=False)[0][0]
     assert d.action in (ProperAction.DOUBLE_PASS, ProperAction.TOO_GOOD_PASS)
     assert d.figures[0].value >= 1.0 - 1e-9
 
@@ -123,7 +123,7 @@ def test_two_sided_bearoff_cube_decisions_agree_with_the_exact_database() -> Non
     positions = two_sided_sample(30, seed=31)
     db = load_two_sided().lookup(np.stack([p.array for p in positions]))["no_double"]
     config = RolloutConfig(trials=648, cubeful=True, cube="gnubg", seed=5)
-    results = run_cube_decisions([RolloutStart(p) for p in positions], config, progress=False)
+    results, _ = run_cube_decisions([RolloutStart(p) for p in positions], config, progress=False)
     compared = 0
     for d, exact in zip(results, db, strict=True):
         nd, dt, dp = d.figures
@@ -147,7 +147,7 @@ def test_the_same_play_twice_differs_by_exactly_zero() -> None:
     start = rolled(OPENING, (3, 1))
     candidates = named_candidates(start, ["8/5 6/5", "24/23 13/10", "6/5 8/5"])
     assert candidates[0].move == candidates[2].move == "8/5 6/5"
-    rollout = run_play_rollout(start, candidates, RolloutConfig(trials=72, truncate=6, seed=2), progress=False)
+    rollout, _ = run_play_rollout(start, candidates, RolloutConfig(trials=72, truncate=6, seed=2), progress=False)
     values = rollout.per_trial()
     assert np.array_equal(values[0], values[2]) and not np.array_equal(values[0], values[1])
     ranked = rollout.ranked()
@@ -162,7 +162,7 @@ def test_opening_rolls_whose_best_play_is_not_in_doubt_come_out_best(dice: tuple
     start = rolled(OPENING, dice)
     config = RolloutConfig(trials=72, truncate=10, seed=1)
     candidates = filtered_candidates(build_player(config)[1], start, 3)
-    ranked = run_play_rollout(start, candidates, config, progress=False).ranked()
+    ranked = run_play_rollout(start, candidates, config, progress=False)[0].ranked()
     assert ranked[0].move == best
     runner_up = ranked[1].difference
     assert runner_up.se is not None and runner_up.value < -3.0 * runner_up.se
@@ -173,7 +173,7 @@ def test_a_play_rollout_is_the_mover_negating_its_childs() -> None:
     start = rolled(OPENING, (3, 1))
     candidates = named_candidates(start, ["8/5 6/5"])
     config = RolloutConfig(trials=36, truncate=4, seed=3)
-    rollout = run_play_rollout(start, candidates, config, progress=False)
+    rollout, _ = run_play_rollout(start, candidates, config, progress=False)
     child = run_rollouts([RolloutStart(candidates[0].position)], config, progress=False)[0]
     assert rollout.ranked()[0].equity.value == pytest.approx(-child.estimate.equity, abs=1e-12)
 

@@ -114,7 +114,7 @@ BAD: list[tuple[list[str], str]] = [
     (["rollout", f"{START}:{MatchState(cube=2, doubled=True).id}"], "double is pending"),
     (["rollout", START, "--cube", "janowski:0.7"], "needs a cubeful rollout"),
     (["rollout", START, "--cubeful", "--cube", "janowski:2"], "janowski:2"),
-    (["rollout", START, "--cubeful", "--cube", "gnubg"], "gnubg"),
+    (["rollout", START, "--cubeful", "--cube", "jump:x"], "jump:x"),
     (["rollout"], "--file"),
     (["rollout", START, "--file", "ids.txt"], "not both"),
     (["rollout", "--file", "missing.txt"], "missing.txt"),
