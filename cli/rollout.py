@@ -178,7 +178,8 @@ def resumed_request(args: argparse.Namespace) -> Request:
     given = [name for name in (*FROM_THE_FILE, *FROM_THE_FILE_TOO) if getattr(args, name) not in (None, False)]
     given += [name for name in ("cubeful", "cube_decision", "no_variance_reduction") if getattr(args, name)]
     if given or args.seed != 0:
-        names = ", ".join("--" + n.replace("_", "-") for n in given + (["seed"] if args.seed else []))
+        given += ["seed"] if args.seed else []
+        names = ", ".join("the ID" if n == "id" else "--" + n.replace("_", "-") for n in given)
         raise ValueError(f"--resume takes the position and the settings from the file; leave out {names}")
     saved = SavedRollout.load(args.resume)
     if args.trials is None or args.trials <= saved.config.trials:

@@ -8,15 +8,28 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from arena.rollout import RolloutConfig, RolloutStart, build_player, roll_out_block, run_rollouts
+from arena.rollout import (
+    RolloutConfig,
+    RolloutStart,
+    StopRule,
+    TrialOutcomes,
+    build_player,
+    level,
+    roll_out_block,
+    run_rollouts,
+    stratified_rolls,
+)
 from arena.rollout_cube import cube_branches, run_cube_decisions
 from arena.rollout_plays import filtered_candidates, named_candidates, run_play_rollout
 from cube.actions import ProperAction, decide, proper_action
 from cube.states import CubeState
 from engine import MatchState, Position
-from engine.errors import IllegalMove, InvalidDice, NotSupported
+from engine.errors import IllegalMove, InvalidDice, InvalidSpec, NotSupported
 from nets.bearoff import load_two_sided
-from nets.mlp import cubeless_equity
+from nets.lookahead import evaluate_plies
+from nets.mlp import cubeless_equity, flip_probabilities
+from players.base import Player
+from players.random_player import RandomPlayer
 from tests.arena.test_rollout import two_sided_sample
 
 OPENING = "4HPwATDgc/ABMA"
@@ -205,3 +218,83 @@ def test_match_ids_with_dice_give_the_mover_its_roll() -> None:
     start = RolloutStart.parse(f"{OPENING}:{MatchState(on_roll=0, dice=(4, 2)).id}")
     assert start.dice == (4, 2)
     assert [c.move for c in named_candidates(start, ["8/4 6/4"])] == ["8/4 6/4"]
+
+
+# --- levels, stopping, continuing -------------------------------------------------------------------------
+
+
+class DepthSpy(Player):
+    """Plays like ``inner`` and records the ply of every move it is asked for (the block's trials move together)."""
+
+    def __init__(self, inner: Player) -> None:
+        super().__init__("depth spy")
+        self.inner = inner
+        self.calls = 0
+
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return self.inner.choose_moves(boards, dice)
+
+
+def test_the_late_player_takes_over_at_its_ply() -> None:
+    """With ``late_after`` M, the early player moves plies 0 .. M-1 and the late one every ply after."""
+    config = RolloutConfig(trials=36, truncate=6, late_after=2, variance_reduction=False)
+    early, late = DepthSpy(RandomPlayer(1)), DepthSpy(RandomPlayer(2))
+    roll_out_block(
+        early, build_player(config)[1], [RolloutStart(Position.from_id(OPENING))], config, np.arange(36), late=late
+    )
+    assert (early.calls, late.calls) == (2, 4)
+
+
+def test_truncation_is_scored_at_its_depth() -> None:
+    """Truncated after one ply at 1-ply: each trial's outcome is the 1-ply evaluation after the first play."""
+    config = RolloutConfig(trials=36, truncate=1, truncate_plies=1, variance_reduction=False)
+    player, evaluator = build_player(config)
+    start = RolloutStart(Position.from_id(OPENING))
+    out = run_rollouts([start], config, progress=False)[0].outcomes
+    rolls = stratified_rolls(out.trial)[:, 0]
+    kids = player.choose_moves(np.repeat(start.position.array[None], 36, axis=0), rolls)
+    assert np.allclose(out.outcome, flip_probabilities(evaluate_plies(evaluator, kids, 1)), atol=1e-9)
+
+
+def test_a_continued_rollout_is_the_rollout_of_all_its_trials() -> None:
+    """Trials 0-143 then 144-287 on the same dice give exactly the 288-trial rollout, for a cube decision."""
+    start = RolloutStart(Position.from_id("u9uGAAC23VkAAA"))
+    config = RolloutConfig(trials=288, cubeful=True, seed=9, truncate=12)
+    whole, _ = run_cube_decisions([start], config, progress=False)
+    first, _ = run_cube_decisions([start], replace(config, trials=144), progress=False)
+    previous = TrialOutcomes.concatenate([first[0].no_double.outcomes, first[0].double_take.outcomes])
+    previous.position = np.repeat([0, 1], 144)
+    more, _ = run_cube_decisions([start], config, progress=False, previous=previous)
+    assert more[0].trials == 288
+    assert more[0].to_json() == whole[0].to_json()
+
+
+def test_stopping_when_the_standard_errors_are_small_or_the_plays_settled() -> None:
+    start = RolloutStart(Position.from_id("u9uGAAC23VkAAA"))
+    config = RolloutConfig(trials=2592, cubeful=True, seed=1, truncate=8)
+    decisions, reason = run_cube_decisions([start], config, progress=False, stop=StopRule(until_se=0.05))
+    assert reason is not None and "standard error" in reason and decisions[0].trials < 2592
+    assert all(f.se is not None and f.se < 0.05 for f in decisions[0].figures[:2])
+    plays = rolled(OPENING, (4, 2))
+    candidates = named_candidates(plays, ["8/4 6/4", "24/20 13/11"])
+    rollout, reason = run_play_rollout(
+        plays, candidates, RolloutConfig(trials=2592, truncate=6), progress=False, stop=StopRule(settle=4.0)
+    )
+    assert reason is not None and "settled" in reason and rollout.trials < 2592
+    second = rollout.ranked()[1].difference
+    assert second.se is not None and abs(second.value) > 4.0 * second.se
+
+
+def test_bad_stop_rules_and_levels_are_refused() -> None:
+    for bad in ({"until_se": 0.0}, {"settle": -1.0}, {"max_seconds": float("nan")}):
+        with pytest.raises(InvalidSpec):
+            StopRule(**bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSpec, match="quick"):
+        level("fastest")
+    with pytest.raises(InvalidSpec, match="cube plies"):
+        RolloutConfig(cube_plies=3)
+    assert (
+        level("roller").apply(RolloutConfig()).describe()
+        == "1-ply, 0-ply from ply 2, truncated after 11 plies at 1-ply"
+    )

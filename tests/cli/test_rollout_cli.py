@@ -98,7 +98,34 @@ def test_moves_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "8/5 6/5" in out and "24/23 13/10" in out and "paired SE" in out
 
 
+def test_save_and_resume_give_the_whole_rollout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """72 trials saved then continued to 144 equal 144 trials at once; the level and stop reason are reported."""
+    saved = tmp_path / "r.npz"
+    common = ["--cube-decision", "--level", "quick", "--json"]
+    code, out, _ = run_cli(capsys, "rollout", RACE, "--trials", "72", "--save", str(saved), *common)
+    assert code == 0 and saved.is_file() and json.loads(out)["truncate"] == 7
+    code, out, _ = run_cli(capsys, "rollout", "--resume", str(saved), "--trials", "144", "--json")
+    resumed = json.loads(out)
+    code2, out2, _ = run_cli(capsys, "rollout", RACE, "--trials", "144", *common)
+    whole = json.loads(out2)
+    assert code == code2 == 0 and resumed["trials"] == 144 and resumed["stopped"] is None
+    assert resumed["cube_decision"] == whole["cube_decision"]
+    code, out, _ = run_cli(
+        capsys, "rollout", RACE, "--trials", "1296", "--until-se", "0.5", "--truncate", "4", "--json"
+    )
+    js = json.loads(out)
+    assert code == 0 and js["trials"] < 1296 and "below 0.5" in js["stopped"]
+
+
 BAD: list[tuple[list[str], str]] = [
+    (["rollout", START, "--until-se", "0"], "--until-se"),
+    (["rollout", START, "--until-se", "-0.1"], "--until-se"),
+    (["rollout", START, "--max-seconds", "0"], "--max-seconds"),
+    (["rollout", START, "--settle", "3"], "--settle needs a decision"),
+    (["rollout", START, "--level", "fastest"], "--level"),
+    (["rollout", START, "--cube-plies", "3"], "--cube-plies"),
+    (["rollout", "--resume", "ids.txt", "--trials", "100"], "not a saved rollout"),
+    (["rollout", START, "--resume", "ids.txt", "--trials", "100"], "leave out the ID"),
     (["rollout", START, "--plays", "3"], "no dice"),
     (["rollout", OPENING_31, "--plays", "0"], "--plays"),
     (["rollout", OPENING_31, "--moves", "8/4 6/5"], "8/4 6/5"),
