@@ -77,8 +77,14 @@ def block_from_json(data: dict[str, Any], matches: bool = False) -> Block:
     return kind(first_pair=int(data["first_pair"]), **arrays)
 
 
-def load(path: Path, cfg: Any) -> list[Block]:
-    """The finished blocks in ``path`` (none if it does not exist); InvalidSpec for another tournament's ledger."""
+def load(
+    path: Path, cfg: Any, option: str = "--checkpoint", remedy: str = "play its nets with net:WEIGHTS@PLY"
+) -> list[Block]:
+    """The finished blocks in ``path`` (none if it does not exist); InvalidSpec for another tournament's ledger.
+
+    An error names the ledger as ``option`` does (``--checkpoint``, or an experiment's ``ledger``)
+    and, for a ledger of other nets, says what to do instead: ``remedy``, in that command's options.
+    """
     if not path.exists():
         return []
     lines = path.read_text().splitlines()
@@ -93,16 +99,15 @@ def load(path: Path, cfg: Any) -> list[Block]:
         found = header.get("tournament") if isinstance(header, dict) else None
         if isinstance(found, dict) and "nets" not in found:
             raise InvalidSpec(
-                f"--checkpoint {str(path)!r} records no digests of its nets (written before ledgers did): "
+                f"{option} {str(path)!r} records no digests of its nets (written before ledgers did): "
                 "start a new ledger"
             )
         if isinstance(found, dict) and found.get("nets") != expected["nets"]:
             raise InvalidSpec(
-                f"--checkpoint {str(path)!r} was played with other nets ({_nets_text(found.get('nets'))}; "
-                f"these are {_nets_text(expected['nets'])}): start a new ledger, or play its nets with "
-                "net:WEIGHTS@PLY"
+                f"{option} {str(path)!r} was played with other nets ({_nets_text(found.get('nets'))}; "
+                f"these are {_nets_text(expected['nets'])}): start a new ledger, or {remedy}"
             )
-        raise InvalidSpec(f"--checkpoint {str(path)!r} belongs to another tournament (or is not a ledger)")
+        raise InvalidSpec(f"{option} {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []
     for k, line in enumerate(lines[1:], start=1):
         try:
@@ -110,7 +115,7 @@ def load(path: Path, cfg: Any) -> list[Block]:
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             if k == len(lines) - 1:  # the last line, cut short by a kill: that block is played again
                 break
-            raise InvalidSpec(f"--checkpoint {str(path)!r}: line {k + 1} is damaged") from None
+            raise InvalidSpec(f"{option} {str(path)!r}: line {k + 1} is damaged") from None
     return blocks
 
 

@@ -96,7 +96,6 @@ ALPHA_GRID = (0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22, 0.25, 0.
 JANOWSKI_GRID = tuple(round(0.05 * k, 2) for k in range(21))
 DEFAULT_SEED = 20240601
 CHUNK = 25_000  # positions per strategy call (bounds the numerical model's memory)
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
 # --- positions and the exact reference -------------------------------------------------------
@@ -541,7 +540,7 @@ def _write_atomic(path: Path, text: str) -> None:
     write_atomic(path, text.encode("utf-8"))
 
 
-def write_results(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> tuple[Path, Path]:
+def write_results(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
     """Write ``cube_bearoff.json`` and ``cube_bearoff.md`` atomically; returns their paths."""
     js = out_dir / "cube_bearoff.json"
     md = out_dir / "cube_bearoff.md"
@@ -551,11 +550,11 @@ def write_results(result: dict[str, Any], out_dir: Path = RESULTS_DIR) -> tuple[
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.cube_bearoff [--sample N] [--out DIR]``: run and write the results."""
+    """``python -m benchmarks.cube_bearoff --out DIR [--sample N]``: run and write the results into DIR."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--sample", type=int, default=None, help="seeded sample size (default: all)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    p.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the result files")
+    p.add_argument("--out", type=Path, required=True, help="folder for the result files (e.g. results/benchmarks)")
     p.add_argument("--no-fit", action="store_true", help="skip the alpha / x search")
     args = p.parse_args(argv)
     result = bench_cube_bearoff(args.sample, args.seed, fit=not args.no_fit, progress=True)

@@ -17,7 +17,6 @@ from nets.evaluator import load_evaluator
 from players.specs import net_spec
 
 EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet")
-DEFAULT_OUT = Path("benchmarks/results/experiments")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,8 +73,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the net every experiment plays with (default the shipped net); ledgers and data of another net "
         "are refused",
     )
-    p.add_argument("--report", action="store_true", help="play nothing: fit and plot what the ledgers hold so far")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="play and write nothing: reprint what the folder holds (its ledgers, else its result.json and pairs.npz)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the experiments' folder: NAME's results are read from and written to DIR/NAME "
+        "(the committed ones: --out results/experiments)",
+    )
     add_json_argument(p)
     p.set_defaults(func=run)
 
@@ -131,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             measured = f"{row['ppg']:+.3f} ppg, SE {row['se']:.3f}" if row.get("se") is not None else "nothing played"
             note = f"  ({row['skipped']})" if "skipped" in row else ""
             print(f"{row['name']:<24} {measured:<26} {row['games']:>7,} games{note}")
-        print(f"result.json and plot.png in {folder}")
+        print(_where(args, folder))
         return 0
     if args.name == "remote":
         remote = run_remote(
@@ -140,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
             args.seed,
             progress=not args.json,
             weights=args.weights,
+            play=not args.report,
         )
         if args.json:
             print(json.dumps(remote))
@@ -161,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.json,
         play=not args.report,
         only=args.curves,
+        weights=args.weights,
     )
     if args.json:
         print(json.dumps(result))
@@ -173,18 +185,24 @@ def run(args: argparse.Namespace) -> int:
         )
         for p in curve["points"]:
             print(f"  {p['label']:<28} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
-    print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
+    print(f"{result['games_total']:,} games; {_where(args, folder)}")
     return 0
+
+
+def _where(args: argparse.Namespace, folder: Path) -> str:
+    """Where the result went: written to ``folder``, or, for a report, read from it."""
+    return f"reported from {folder} (nothing written)" if args.report else f"result.json and plot.png in {folder}"
 
 
 def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
     """Experiment 5; prints the test errors, the speed-up and the head-to-head so far; returns 0."""
-    if args.games % 2:
-        raise ValueError(f"--games {args.games}: the head-to-head plays mirrored pairs, give an even number")
+    games = args.games if args.games is not None else 100_000
+    if games % 2:
+        raise ValueError(f"--games {games}: the head-to-head plays mirrored pairs, give an even number")
     result = run_volnet(
         folder,
         args.positions,
-        args.games,
+        games,
         args.seed,
         args.workers,
         play=not args.report,
@@ -217,17 +235,17 @@ def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
     h2h = result["head_to_head"]
     if h2h.get("games"):
         print(f"  jump-net against jump-local: {h2h['ppg']:+.4f} ppg, SE {h2h['se']:.4f}, {h2h['games']:,} games")
-    print(f"result.json and plot.png in {folder}")
+    print(_where(args, folder))
     return 0
 
 
 def _run_local(args: argparse.Namespace, folder: Path, settings: SweepSettings) -> int:
     """Experiment 4; prints each comparison so far; returns 0."""
-    result = run_local(folder, settings, progress=not args.json, play=not args.report)
+    result = run_local(folder, settings, progress=not args.json, play=not args.report, weights=args.weights)
     if args.json:
         print(json.dumps(result))
         return 0
     for p in result["points"]:
         print(f"{p['label']:<36} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
-    print(f"{result['games_total']:,} games; result.json and plot.png in {folder}")
+    print(f"{result['games_total']:,} games; {_where(args, folder)}")
     return 0

@@ -29,14 +29,13 @@ from nets.encoding import N_INPUTS, encode
 from nets.evaluator import ENCODING, MAX_ABS_WEIGHT, PHASE_NETS
 from nets.mlp import OUTPUTS, check_hidden, forward_layers, frozen_layers, layer_shapes
 from nets.weights import decode_weights, encode_weights, write_atomic
+from weights import VOLATILITY_WEIGHTS
 
 VOLNET_KIND = "local-volatility"
 VOLNET_TARGET = "sigma_J: SD of the side on roll's 0-ply P(win) over the 441 roll pairs"
 N_VOLNET_INPUTS = N_INPUTS + len(OUTPUTS)  # the encoding, then the five 0-ply probabilities
-# Where `jumpgammon experiment volnet` writes its net (a source checkout; not part of a wheel).
-DEFAULT_VOLNET = (
-    Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "experiments" / "volnet" / "volnet.jgw"
-)
+# The shipped volatility net (a package file, so a wheel carries it): the one experiment 5 trained.
+DEFAULT_VOLNET = VOLATILITY_WEIGHTS
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@
 
 Every player uses the same net at 0-ply for the checker play, so points differ only through the
 cube. Each sweep writes ``result.json`` (points with SE and games, fitted optimum with its 95%
-interval) and ``plot.png`` to its folder; every point's ledger is kept there, so a stopped sweep
-resumes with the same command.
+interval), ``pairs.npz`` (every point's per-pair points) and ``plot.png`` to its folder; every
+point's ledger is kept there, so a stopped sweep resumes with the same command. A report reads
+the ledgers where every point of a curve has one, else ``result.json`` and ``pairs.npz`` (all a
+fresh clone has), refits, and writes nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.experiments.fit import Optimum, fit_optimum
+from benchmarks.experiments.fit import fit_optimum
 from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, identical_point, play_points
 from nets.weights import write_atomic
 
@@ -73,22 +76,31 @@ def run_sweep(
     progress: bool = True,
     play: bool = True,
     only: tuple[str, ...] = (),
+    weights: Path | None = None,
 ) -> dict[str, Any]:
     """Play every point of ``experiment`` to the SE target, fit each curve, write result.json, pairs.npz, plot.png.
 
-    With ``play`` False nothing is played: the result is what the ledgers hold so far. ``only``
-    names the curves to play (all by default); the others are reported from their ledgers where
-    every point has one, and left out of the result where not.
+    ``weights`` is the checker play's net (default shipped; ``settings.checker`` plays it), and
+    the folder belongs to it. With ``play`` False nothing is played or written: the result is
+    what the ledgers hold so far, or, for a curve without them, what ``result.json`` and
+    ``pairs.npz`` hold; ValueError when the folder holds nothing. ``only`` names the curves to
+    play (all by default); the others are reported from their ledgers where every point has one,
+    and left out of the result where not.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    if play:
+        claim_folder(out, weights)
+    else:
+        check_folder(out, weights)
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     wanted = {curve.name for curve in curves(experiment, only)}
+    committed = committed_points(out) if not play else {}
     plan: list[tuple[Curve, list[PointSpec | str]]] = []
     to_play: list[PointSpec] = []
     to_report: list[PointSpec] = []
+    from_result: dict[PointSpec, PointResult] = {}
     for curve in curves(experiment):
         row: list[PointSpec | str] = []
         for value in curve.values:
@@ -99,19 +111,33 @@ def run_sweep(
                 continue
             row.append(PointSpec(label, spec, REFERENCE, out / f"{spec.replace(':', '_')}.ledger.jsonl"))
         specs = [p for p in row if isinstance(p, PointSpec)]
-        if curve.name in wanted:
+        if play and curve.name in wanted:
             to_play.extend(specs)
         elif all(p.ledger.exists() for p in specs):
             to_report.extend(specs)  # a curve not played this time is still reported from its ledgers
+        elif not play and (not only or curve.name in wanted) and all(p.a_cube in committed for p in specs):
+            from_result.update({p: committed[p.a_cube] for p in specs})  # a finished run's result
         else:
             continue
         plan.append((curve, row))
+    if not play and not plan:
+        raise nothing_played(out)
     played = dict(zip(to_play, play_points(to_play, settings, progress, log, play), strict=True))
     played.update(zip(to_report, play_points(to_report, settings, progress, log, play=False), strict=True))
-    families: list[tuple[Curve, list[PointResult], Optimum]] = []
+    played.update(from_result)
+    # A report is complete when it reprints a finished run's result and nothing else.
+    finished = bool((committed_result(out) or {}).get("complete")) if from_result and not to_report else False
+    complete = play or finished
+    fitted = committed_optima(out, degree) if from_result else {}
+    families: list[tuple[Curve, list[PointResult], dict[str, Any]]] = []
     for curve, row in plan:
         points = [played[p] if isinstance(p, PointSpec) else identical_point(p, REFERENCE) for p in row]
-        optimum = fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed)
+        reprinted = all(p in from_result for p in row if isinstance(p, PointSpec)) and curve.name in fitted
+        optimum = (
+            fitted[curve.name]  # a finished run's fit of these very points, at this degree
+            if reprinted
+            else fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed).to_json()
+        )
         families.append((curve, points, optimum))
     result = {
         "experiment": experiment,
@@ -119,7 +145,7 @@ def run_sweep(
         "checker_play": settings.checker,
         "seed": settings.seed,
         "se_target": settings.se_target,
-        "complete": play,
+        "complete": complete,
         "games_total": sum(p.games for _, pts, _ in families for p in pts),
         "curves": [
             {
@@ -127,15 +153,55 @@ def run_sweep(
                 "parameter": curve.parameter,
                 "paper_best": PAPER.get(curve.name),
                 "points": [dict(p.to_json(), value=v) for p, v in zip(points, curve.values, strict=True)],
-                "optimum": optimum.to_json(),
+                "optimum": optimum,
             }
             for curve, points, optimum in families
         ],
     }
-    write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
-    save_pair_points(out / "pairs.npz", [p for _, pts, _ in families for p in pts])
-    plot_sweep(result, out / "plot.png")
+    if play:
+        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        save_pair_points(out / "pairs.npz", [p for _, pts, _ in families for p in pts])
+        plot_sweep(result, out / "plot.png")
     return result
+
+
+def committed_optima(out: Path, degree: int) -> dict[str, dict[str, Any]]:
+    """The fitted optimum of each curve in ``out``'s result.json, by curve name, where it was fitted at ``degree``."""
+    result = committed_result(out) or {}
+    return {c["name"]: c["optimum"] for c in result.get("curves", []) if c["optimum"].get("degree") == degree}
+
+
+def committed_points(out: Path) -> dict[str, PointResult]:
+    """The points a finished sweep left in ``out`` (``result.json`` and ``pairs.npz``), by A's cube spec.
+
+    Empty when either file is missing; ValueError naming a file whose points disagree with the other.
+    """
+    result = committed_result(out)
+    path = out / "pairs.npz"
+    if result is None or not path.exists():
+        return {}
+    with np.load(path) as arrays:
+        pairs = {name: arrays[name] for name in arrays.files}
+    points: dict[str, PointResult] = {}
+    for curve in result.get("curves", []):
+        for p in curve["points"]:
+            if not p["games"]:
+                continue  # the reference point
+            doubled = pairs.get(p["a_cube"])
+            if doubled is None or 2 * len(doubled) != p["games"]:
+                raise ValueError(f"{str(path)!r} does not hold the {p['games']:,} games of {p['label']!r}")
+            points[p["a_cube"]] = PointResult(
+                label=p["label"],
+                a_cube=p["a_cube"],
+                b_cube=p["b_cube"],
+                ppg=p["ppg"],
+                se=p["se"],
+                games=p["games"],
+                doubles_a=p["doubles_a"],
+                doubles_b=p["doubles_b"],
+                pair_points=doubled / 2.0,
+            )
+    return points
 
 
 def save_pair_points(path: Path, points: list[PointResult]) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.tournament import BLOCK_PAIRS, pair_points_of, pair_statistics, run_tournament
 from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.provenance import LEDGER_REMEDY, check_folder, claim_folder, committed_result
 from nets.weights import write_atomic
 from players.specs import net_spec
 
@@ -91,7 +92,8 @@ def _config(rung: Rung, games: int, seed: int) -> TournamentConfig:
 def _held(rung: Rung, path: Path, seed: int) -> dict[str, Any]:
     """What the row's ledger holds from pair 0 onwards, from A's view, without building any player."""
     cfg = _config(rung, 2, seed)
-    blocks = sorted(ledger.load(path, cfg), key=lambda b: b.first_pair) if path.exists() else []
+    held = ledger.load(path, cfg, option="ledger", remedy=LEDGER_REMEDY) if path.exists() else []
+    blocks = sorted(held, key=lambda b: b.first_pair)
     run: list[Any] = []
     for block in blocks:
         if block.first_pair != sum(b.games // 2 for b in run):
@@ -117,13 +119,18 @@ def run_ladder(
 ) -> dict[str, Any]:
     """Play the rows named in ``only`` (all by default) to their game targets, resuming their ledgers.
 
-    The net plays from ``weights`` (default the shipped net); a ledger played by another net is refused.
+    The net plays from ``weights`` (default the shipped net); a folder or ledger of another net is refused.
 
-    Returns (and writes as result.json) every row of the ladder: each row's ``ppg`` and ``se`` are
-    A's points per game against B with the standard error over mirrored pairs; rows not played
-    this time (or with ``play`` False) report what their ledgers hold.
+    Returns (and, when ``play``, writes as result.json) every row of the ladder: each row's ``ppg``
+    and ``se`` are A's points per game against B with the standard error over mirrored pairs; rows
+    not played this time (or with ``play`` False) report what their ledgers hold, or without a
+    ledger what the folder's result.json says of them. With ``play`` False nothing is written.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    if play:
+        claim_folder(out, weights)
+    else:
+        check_folder(out, weights)
+    committed = {r.get("name"): r for r in (committed_result(out) or {}).get("rows", [])} if not play else {}
     gnubg_installed = importlib.util.find_spec("gnubg") is not None
     rows = []
     chosen = {r.name for r in select_rungs(only)}
@@ -144,7 +151,9 @@ def run_ladder(
                 + f" --checkpoint {path}"
             ),
         }
-        if not (play and rung.name in chosen):
+        if not play and not path.exists() and rung.name in committed:
+            row.update({k: committed[rung.name][k] for k in ("games", "ppg", "se") if k in committed[rung.name]})
+        elif not (play and rung.name in chosen):
             row.update(_held(rung, path, seed))  # a row not played this time reports its ledger
         elif rung.needs_gnubg and not gnubg_installed:
             row.update(skipped="the gnubg package is not installed (pip install -e '.[gnubg]')")
@@ -156,8 +165,9 @@ def run_ladder(
             row.update(games=played.games, ppg=played.ppg, se=played.se, games_per_second=played.games_per_second)
         rows.append(row)
     result = {"experiment": "ladder", "seed": seed, "net_cube": NET_CUBE, "rows": rows}
-    write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
-    plot_ladder(result, out / "plot.png")
+    if play:
+        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        plot_ladder(result, out / "plot.png")
     return result
 
 

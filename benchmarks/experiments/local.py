@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.experiments.plots import pyplot, save_png
+from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, play_points
 from nets.weights import write_atomic
 
@@ -42,10 +43,24 @@ def run_local(
     progress: bool = True,
     play: bool = True,
     player: str = LOCAL,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
-    """Play ``player`` (jump-local) against each opponent to the SE target; writes, returns result.json (its view)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Play ``player`` (jump-local) against each opponent to the SE target; writes, returns result.json (its view).
+
+    ``weights`` is the checker play's net (default shipped), and the folder belongs to it. With
+    ``play`` False nothing is played or written: the result is what the ledgers hold, or without
+    them the folder's result.json (ValueError when it holds neither).
+    """
+    if play:
+        claim_folder(folder, weights)
+    else:
+        check_folder(folder, weights)
     points = [PointSpec(f"{player} vs {o}", player, o, ledger_path(folder, player, o)) for o in opponents]
+    if not play and not all(p.ledger.exists() for p in points):
+        committed = committed_result(folder)
+        if committed is None:
+            raise nothing_played(folder)
+        return committed
     compare = replace(settings, compare_cube=True)
 
     def log(line: str) -> None:
@@ -63,8 +78,9 @@ def run_local(
         "games_total": sum(r.games for r in results),
         "points": [_point_json(r) for r in results],
     }
-    write_atomic(folder / "result.json", (json.dumps(result, indent=1) + "\n").encode())
-    _plot(results, folder / "plot.png")
+    if play:
+        write_atomic(folder / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        _plot(results, folder / "plot.png")
     return result
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.experiments.plots import pyplot, save_png
-from benchmarks.experiments.provenance import claim_folder
+from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from cube import STATISTICAL_SCALE, implied_cube_life, win_loss_values
 from engine.batch import phases
 from engine.position import GamePhase, Position
@@ -221,12 +221,20 @@ def analyse(t: Trajectories, evaluator: Evaluator, seed: int) -> dict[str, Any]:
     return result
 
 
-def run_remote(out: Path, games: int, seed: int, progress: bool = True, weights: Path | None = None) -> dict[str, Any]:
+def run_remote(
+    out: Path, games: int, seed: int, progress: bool = True, weights: Path | None = None, play: bool = True
+) -> dict[str, Any]:
     """Play the self-play set (batches kept in ``out/batches``, so a rerun resumes), analyse, write result.json.
 
-    The net is ``weights``' (default the shipped net).
+    The net is ``weights``' (default the shipped net). With ``play`` False nothing is played or
+    written: the result is the folder's result.json (ValueError without one).
     """
-    out.mkdir(parents=True, exist_ok=True)
+    if not play:
+        check_folder(out, weights)
+        committed = committed_result(out)
+        if committed is None:
+            raise nothing_played(out)
+        return committed
     claim_folder(out, weights)
     evaluator = load_evaluator(weights)
     t = play_selfplay(evaluator, games, seed, out / "batches", progress=progress)

@@ -30,6 +30,7 @@ from arena.games import BlockResult
 from arena.replay import play_trajectories, replay_block
 from arena.tournament import BLOCK_PAIRS, pair_points_of
 from arena.workers import worker_pool
+from benchmarks.experiments.provenance import LEDGER_REMEDY
 from players.base import Player
 
 GAMES_PER_BLOCK = 2 * BLOCK_PAIRS
@@ -151,14 +152,16 @@ def play_points(
 ) -> list[PointResult]:
     """Play every point to the SE target (or the cap); results in the order given, from A's view.
 
-    With ``play`` False nothing is played: each point reports the longest run of blocks its
-    ledger holds from pair 0 (a sweep's state so far).
+    With ``play`` False nothing is played or written: each point reports the longest run of blocks
+    its ledger holds from pair 0 (a sweep's state so far).
     """
     target = [settings.min_games] * len(points)
     kept: list[dict[int, BlockResult]] = []
     for point in points:
-        blocks = ledger.load(point.ledger, _config(point, settings.min_games, settings))
-        ledger.start(point.ledger, _config(point, settings.min_games, settings), blocks)
+        cfg = _config(point, settings.min_games, settings)
+        blocks = ledger.load(point.ledger, cfg, option="ledger", remedy=LEDGER_REMEDY)
+        if play:
+            ledger.start(point.ledger, cfg, blocks)
         kept.append({(b.first_pair, b.games // 2): b for b in blocks})  # type: ignore[misc]
     if not play:
         held = [_held_games(k, settings) for k in kept]

@@ -28,7 +28,7 @@ import numpy as np
 from arena import BlockResult, PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
 from arena.tournament import summarise
 from benchmarks.experiments.plots import pyplot, save_png
-from benchmarks.experiments.provenance import claim_folder
+from benchmarks.experiments.provenance import LEDGER_REMEDY, check_folder, claim_folder, committed_result
 from benchmarks.experiments.volnet_data import GAMES_PER_BATCH, SAMPLE_RATE, VolatilityData, generate
 from cube.states import CubeState
 from cube.volatility import local_volatility
@@ -197,7 +197,8 @@ def head_to_head(
         result, _ = run_tournament(cfg, workers=workers, progress=progress, checkpoint=ledger_path)
         return result.to_json()
     # A money tournament's ledger holds game blocks only; the filter narrows the type.
-    held = [b for b in ledger.load(ledger_path, cfg) if isinstance(b, BlockResult)]
+    loaded = ledger.load(ledger_path, cfg, option="ledger", remedy=LEDGER_REMEDY)
+    held = [b for b in loaded if isinstance(b, BlockResult)]
     blocks = sorted(held, key=lambda b: b.first_pair)
     if not blocks:
         return {"games": 0}
@@ -223,11 +224,18 @@ def run_volnet(
 ) -> dict[str, Any]:
     """Run (or resume) experiment 5 in ``out`` with ``weights``' net (default shipped); writes and returns result.json.
 
-    Without ``play`` nothing is computed that is not on disk: the data batches present, the
-    existing net (none: an error) and the games in the ledger.
+    Without ``play`` nothing is computed that is not on disk and nothing is written: the data
+    batches present, the existing net and the games in the ledger; without a net or data, the
+    folder's result.json (neither: an error).
     """
-    out.mkdir(parents=True, exist_ok=True)
-    claim_folder(out, weights)
+    if play:
+        claim_folder(out, weights)
+    else:
+        check_folder(out, weights)
+        has_data = (out / "data").is_dir() and any((out / "data").iterdir())
+        committed = committed_result(out)
+        if committed is not None and not ((out / NET_FILE).exists() and has_data):
+            return committed
     evaluator = load_evaluator(weights)
     data = generate(evaluator, out / "data", positions, seed, progress=progress, play=play)
     batches = int(data.game.max()) // GAMES_PER_BATCH + 1 if len(data) else 0
@@ -307,8 +315,9 @@ def run_volnet(
         },
         "complete": play,
     }
-    write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
-    plot_volnet(data.sigma[test], predicted[test], routes["contact"][test], out / "plot.png")
+    if play:
+        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        plot_volnet(data.sigma[test], predicted[test], routes["contact"][test], out / "plot.png")
     return result
 
 

@@ -143,9 +143,10 @@ def generate(
     """Batches 0, 1, ... of ``seed`` until they hold at least ``positions`` rows (kept in ``folder``; resumes).
 
     With ``play`` False nothing new is computed: the batches already in ``folder`` are read in order
-    up to the first missing one.
+    up to the first missing one, and nothing is written.
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    if play:
+        folder.mkdir(parents=True, exist_ok=True)
     parts: list[VolatilityData] = []
     have = 0
     bar = tqdm(total=positions, unit="pos", disable=not progress, file=sys.stderr, desc="volatility data")

@@ -174,8 +174,8 @@ def test_ladder_rows_resume_and_report_from_their_ledgers(tmp_path: Path) -> Non
     assert row(reported, "net@0-pubeval")["ppg"] == first["ppg"] and row(reported, "net@0-pubeval")["games"] == 8
 
 
-TD_NET = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "issue10" / "td_v1.jgw"
-LADDER = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "experiments" / "ladder"
+TD_NET = Path(__file__).resolve().parents[2] / "results" / "nets" / "td_v1.jgw"
+LADDER = Path(__file__).resolve().parents[2] / "results" / "experiments" / "ladder"
 
 
 def test_the_committed_ladder_reprints_with_the_net_that_played_it(tmp_path: Path) -> None:

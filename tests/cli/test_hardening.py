@@ -18,9 +18,10 @@ import torch
 
 from engine import MatchState, Position
 from nets.model import new_evaluator
+from nets.volnet import DEFAULT_VOLNET
 from nets.weights import decode_weights
 from tests.cli.helpers import assert_clean_error, run_cli
-from weights import DEFAULT_WEIGHTS
+from weights import DEFAULT_WEIGHTS, VOLATILITY_WEIGHTS
 
 START = "4HPwATDgc/ABMA"
 REPO = Path(__file__).resolve().parents[2]
@@ -141,7 +142,7 @@ def test_train_refuses_the_shipped_folder_and_unwritable_outputs(
     assert hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest() == before
     assert sorted(
         p.name for p in DEFAULT_WEIGHTS.parent.iterdir() if p.suffix != ".py" and p.name != "__pycache__"
-    ) == ["default.jgw"]
+    ) == ["default.jgw", "volatility.jgw"]
 
 
 def _train(capsys: pytest.CaptureFixture[str], out: Path, *extra: str) -> tuple[int, dict, str]:
@@ -333,7 +334,7 @@ def test_promote_is_the_only_way_into_weights(capsys: pytest.CaptureFixture[str]
 
 
 def test_wheel_ships_the_default_weights(tmp_path: Path) -> None:
-    """A non-editable install (a built wheel) carries weights/default.jgw beside the code that finds it."""
+    """A built wheel carries the shipped nets (default and volatility) beside the code, and no results."""
     subprocess.run(
         [
             sys.executable,
@@ -355,6 +356,9 @@ def test_wheel_ships_the_default_weights(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "weights/default.jgw" in names and "weights/__init__.py" in names
     assert zipfile.ZipFile(wheel).read("weights/default.jgw") == DEFAULT_WEIGHTS.read_bytes()
+    assert zipfile.ZipFile(wheel).read("weights/volatility.jgw") == VOLATILITY_WEIGHTS.read_bytes()
+    assert DEFAULT_VOLNET == VOLATILITY_WEIGHTS  # jump-net reads the packaged file, not one in a checkout
+    assert not [n for n in names if n.startswith("results/") or n.endswith((".ledger.jsonl", ".npz", ".png"))]
 
 
 @pytest.mark.parametrize("as_json", [False, True])
@@ -374,7 +378,7 @@ def test_experiments_refuse_a_bad_net_and_another_nets_ledger(
     data[-1] ^= 1  # the shipped net but for one bit: another net
     other.write_bytes(bytes(data))
     (tmp_path / "ladder").mkdir()
-    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "experiments" / "ladder"
+    committed = Path(__file__).resolve().parents[2] / "results" / "experiments" / "ladder"
     for ledger_file in committed.glob("*.ledger.jsonl"):
         (tmp_path / "ladder" / ledger_file.name).write_bytes(ledger_file.read_bytes())
     code, stdout, err = run_cli(

@@ -1,6 +1,6 @@
 """Average the nets of weight files fitted from the same start (a "model soup") into one candidate.
 
-usage: python -m tools.issue10.soup OUT.jgw A.jgw B.jgw [...]
+usage: python -m tools.supervised.soup OUT.jgw A.jgw B.jgw [...]
 
 Every input must hold the same nets with the same shapes; the output keeps the first file's
 header, with a ``soup`` record naming the inputs. Loading the result checks it like any weights file.
@@ -32,6 +32,6 @@ def soup(out: Path, sources: list[Path]) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) < 4:
-        print("usage: python -m tools.issue10.soup OUT.jgw A.jgw B.jgw [...]", file=sys.stderr)
+        print("usage: python -m tools.supervised.soup OUT.jgw A.jgw B.jgw [...]", file=sys.stderr)
         sys.exit(2)
     soup(Path(sys.argv[1]), [Path(a) for a in sys.argv[2:]])

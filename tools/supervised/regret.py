@@ -1,6 +1,6 @@
 """Choice regret of weight files on the training and validation decision groups of pooled data folders.
 
-usage: python -m tools.issue10.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]
+usage: python -m tools.supervised.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]
 
 The split is the fit's own (seed 1, 10% of the games held out; folders listed after these keep it,
 since games are drawn in folder order), so a candidate fitted with these folders listed first is
@@ -30,7 +30,7 @@ def _mean_se(values: np.ndarray) -> str:
 def main(argv: list[str]) -> int:
     """Print one line per weights file: each net's training and validation regret; returns the exit code."""
     if len(argv) < 2:
-        print("usage: python -m tools.issue10.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]", file=sys.stderr)
+        print("usage: python -m tools.supervised.regret DATA[,DATA...] WEIGHTS [WEIGHTS ...]", file=sys.stderr)
         return 2
     data, _ = load_phase_data(tuple(Path(p) for p in argv[0].split(",")), 0.1, 1)
     first: dict[str, np.ndarray] = {}

@@ -3,8 +3,8 @@
 # `supervised generate` processes, one per core, each its own data folder sup9_SEED (seeds SEED0 ..
 # SEED0 + JOBS - 1), stopped after MINUTES (a shard in flight is lost; finished shards are whole),
 # then packed four folders to a tar file in $OUT (or ./label_out). Each folder is a function of its
-# seed and the shipped net, like every data set in the README's table; merge them under runs/supervised/.
-# usage: tools/issue10/device_label.sh SEED0 JOBS MINUTES [GROUP_PLAYS]
+# seed and the shipped net, like every data set in docs/training.md; merge them under runs/supervised/.
+# usage: tools/supervised/device_label.sh SEED0 JOBS MINUTES [GROUP_PLAYS]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 3 ] || { echo "usage: $0 SEED0 JOBS MINUTES [GROUP_PLAYS]" >&2; exit 2; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Score a candidate net as issue 10's learning table does: 20,000 cubeless games in mirrored pairs
+# Score a candidate net as the learning table of docs/training.md does: 20,000 cubeless games in mirrored pairs
 # against pubeval at seeds 101 and 102, saved, then paired against the shipped net's games on the
 # same dice (played first when OUTDIR lacks them). Prints benchmarks.paired's JSON.
-# usage: tools/issue10/eval_candidate.sh NAME WEIGHTS [OUTDIR]   (OUTDIR defaults to runs/supervised)
+# usage: tools/supervised/eval_candidate.sh NAME WEIGHTS [OUTDIR]   (OUTDIR defaults to runs/supervised)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { echo "usage: $0 NAME WEIGHTS [OUTDIR]" >&2; exit 2; }

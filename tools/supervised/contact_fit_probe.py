@@ -1,4 +1,4 @@
-"""Probe what limits the supervised contact net: extra input features, or width (issue 10).
+"""Probe what limits the supervised contact net: extra input features, or width.
 
 Fits the contact net of ``--start`` to the pooled ``--data`` folders twice, with the same seed,
 batches and settings as ``jumpgammon supervised fit --ranking 2``, and prints each epoch's
@@ -10,9 +10,9 @@ validation losses (per-position values and per-decision ranking):
   the start, :func:`training.supervised.widened_tensors`); ``--save`` writes the widened
   candidate (race net of ``--start``) for a tournament.
 
-Usage: ``python -m tools.issue10.contact_fit_probe features|width --data D [--data D] --start W``
-``[--epochs 5] [--hidden 384,64] [--save FILE]``. Results of 2026-11-23 are in the README
-(issue 10's row of the learning table).
+Usage: ``python -m tools.supervised.contact_fit_probe features|width --data D [--data D] --start W``
+``[--epochs 5] [--hidden 384,64] [--save FILE]``. Results of 2026-11-23 are in docs/training.md
+(the learning notes).
 """
 
 from __future__ import annotations
