@@ -814,6 +814,8 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--truncate": st.integers(-1, 4).map(str),
     "--cube": st.sampled_from(CUBE_SPECS),
     "--file": st.sampled_from(["ids.txt", "tiny.jgw", "missing.txt", ".", ""]),
+    "--moves": st.sampled_from(["8/5 6/5", "24/23 13/10", "8/4 6/4", "bar/22", "x", ""]),
+    "--level": st.sampled_from(["quick", "roller", "roller+", "full", "full1", "fastest"]),
     # Written files: only these values are used (never junk), so nothing is written outside the case's folder.
     "--out": st.sampled_from(["run.jgw", "sub/run.jgw", ".", "", str(DEFAULT_WEIGHTS), str(SHIPPED_DIR / "x.jgw")]),
     "--log": st.sampled_from(["run.log", "logs/run.log", ".", ""]),
@@ -983,11 +985,12 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     "experiment": CommandSpec(
         lambda draw: [draw(st.sampled_from(["janowski", "jump", "x"]))], parse_only=lambda leading: True
     ),
-    # A few trials, truncated after a few plies, on one process (--cubeful is only parsed).
+    # A few trials, truncated after a few plies, at 0 ply, on one process (--cubeful is only parsed).
     "rollout": CommandSpec(
         lambda draw: [draw(POSITION_IDS)],
         lambda draw: ["--trials", str(draw(st.integers(1, 40))), "--truncate", str(draw(st.integers(1, 3)))]
-        + ["--workers", "1", "--plies", "0"],
+        + ["--workers", "1", "--plies", "0", "--cube-plies", "0", "--truncate-plies", "0", "--late-plies", "0"]
+        + ["--filter-plies", "0"],
     ),
 }
 
