@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cube.actions import ProperAction, proper_action
-from cube.efficiency import PositionClass
+from cube.efficiency import CubeEfficiency, PositionClass
 from cube.gnubg_model import CubeLife, gnubg_match_decision, gnubg_money_decisions, match_cube_lives
 from cube.match import MatchCube, MatchCubeDecision
 from cube.met import MatchEquityTable
@@ -26,6 +26,8 @@ from nets.bearoff import load_two_sided
 
 __all__ = ["CubeAdvice", "cube_lives", "match_cube_advice", "money_cube_advice", "money_cube_decisions"]
 
+#: gnubg's default cube efficiencies, built once (each construction validates every field).
+_EFFICIENCY = CubeEfficiency()
 _CLASS_OF_PHASE = {
     GamePhase.CONTACT: PositionClass.CONTACT,
     GamePhase.RACE: PositionClass.RACE,
@@ -55,7 +57,8 @@ def cube_lives(boards: np.ndarray) -> list[CubeLife]:
     if len(two):
         nd = load_two_sided(progress=False).lookup(b[two])["no_double"]
         exact = {int(i): (float(r[0]), float(r[1]), float(r[2])) for i, r in zip(two, nd, strict=True)}
-    return [CubeLife.of_class(k, int(p), exact.get(i)) for i, (k, p) in enumerate(zip(classes, pips, strict=True))]
+    pairs = enumerate(zip(classes, pips, strict=True))
+    return [CubeLife.of_class(k, int(p), exact.get(i), _EFFICIENCY) for i, (k, p) in pairs]
 
 
 def money_cube_decisions(
