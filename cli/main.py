@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "bot-vs-bot money games or matches: points per game (or match wins) with standard error",
     "rollout": "roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
     "experiment": "the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
+    "ubgi": "run as a UBGI engine on stdin/stdout (Universal Backgammon Interface)",
 }
 EPILOG = """\
 examples:
