@@ -1,0 +1,134 @@
+"""What the analysis finds in decisions whose answer is known: thrown-away gammon saves, passed takes, self-play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from analysis.analyse import analyse_file
+from analysis.evaluate import _judge, analyse_checker, analyse_luck
+from analysis.marks import CubeError, LuckMark, Rating, Skill, luck_mark, rating_of, skill_of
+from analysis.records import Action
+from analysis.replay import CheckerTurn, CubeContext, CubeTurn
+from arena import PlayerSpec, Rules, TournamentConfig, run_tournament, save_games
+from cube.actions import ProperAction
+from cube.met import published_met
+from cube.states import CubeState
+from engine.position import Position
+from nets.evaluator import Evaluator, load_evaluator
+from nets.lookahead import ROLL_WEIGHTS, ROLLS
+from tests.analysis.test_inputs import MONEY_PASS
+
+CENTRED = CubeContext(1, CubeState.CENTERED)
+
+
+@pytest.fixture(scope="module")
+def ev() -> Evaluator:
+    return load_evaluator()
+
+
+def _turn(position: Position, dice: tuple[int, int], child: Position, opening: bool = False) -> CheckerTurn:
+    return CheckerTurn(0, 1, 1, 0, position, dice, child, CENTRED, opening, "test")
+
+
+def test_throwing_away_the_gammon_save_is_very_bad(ev: Evaluator) -> None:
+    """Last checker outside, none off, the opponent off next turn: 6-1 must bear one off (7/1 1/off or 7/6 6/off)."""
+    board = np.zeros(26, np.int64)
+    board[[7, 6, 5, 4, 3, 2, 1]] = [1, 3, 3, 2, 2, 2, 2]
+    board[24] = -2  # the opponent's last two checkers on its ace point
+    position = Position.from_board(board)
+    thrown = position.play("7/1 6/5", (6, 1))
+    (d,), _ = analyse_checker(ev, [_turn(position, (6, 1), thrown)], 0, None, 5)
+    assert d.skill is Skill.VERY_BAD and d.error > 0.5
+    assert "off" in d.candidates[0].move
+    saved = position.play("7/1 1/off", (6, 1))
+    (good,), _ = analyse_checker(ev, [_turn(position, (6, 1), saved)], 0, None, 5)
+    assert good.skill is Skill.NONE
+
+
+def test_passing_an_obvious_take_is_a_wrong_pass(ev: Evaluator, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "pass.mat"
+    path.write_text(MONEY_PASS)
+    result = analyse_file(path, ev, 0, published_met(), "shipped", progress=False)
+    (cube,) = [c for c in result.matches[0].games[0].cube if c.doubled]
+    assert cube.taker_kind is CubeError.WRONG_PASS and cube.taker_skill is Skill.VERY_BAD
+    assert cube.doubler_kind is CubeError.WRONG_DOUBLE_BELOW_DP
+    bob = result.matches[0].players[1]
+    assert [(e.kind, e.count) for e in bob.cube_errors] == [(CubeError.WRONG_PASS, 1)]
+    assert bob.cube_error == pytest.approx(cube.taker_error)
+
+
+def test_a_player_analysed_at_its_own_depth_makes_no_marked_checker_error(ev: Evaluator, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """net@0 against net@0: its plays are best at 0 ply cubeless, the analysis ranks them cubeful; no play is marked."""
+    config = TournamentConfig(PlayerSpec("net@0", "gnubg"), PlayerSpec("net@0", "gnubg"), 2, seed=5, rules=Rules(True))
+    result, blocks = run_tournament(config, record=True, progress=False)
+    path = tmp_path / "self.jsonl"
+    save_games(path, result, blocks)
+    analysis = analyse_file(path, ev, 0, published_met(), "shipped", progress=False)
+    moves = [d for g in analysis.matches[0].games for d in g.checker]
+    assert len(moves) > 40
+    assert all(d.skill is Skill.NONE for d in moves)
+    assert sum(d.played_rank == 1 for d in moves) >= 0.9 * len(moves)
+    for p in analysis.totals:
+        assert p.checker_rate is not None and p.checker_rate < 2.0  # supernatural by gnubg's bands
+
+
+def test_luck_averages_to_zero_over_the_rolls(ev: Evaluator) -> None:
+    """Each roll's luck is its value minus the average: weighted by the rolls' chances the lucks sum to zero."""
+    position = Position.initial().play("8/5 6/5", (3, 1)).play("24/18 13/11", (6, 2))
+    turns = [_turn(position, (int(a), int(b)), position.plays((int(a), int(b)))[0][1]) for a, b in ROLLS]
+    luck = analyse_luck(ev, turns, None)
+    assert float(np.dot(ROLL_WEIGHTS, [lk.equity for lk in luck])) == pytest.approx(0.0, abs=1e-9)
+    assert np.std([lk.equity for lk in luck]) > 0.05
+    opening = [_turn(Position.initial(), (int(a), int(b)), Position.initial(), opening=True) for a, b in ROLLS]
+    opening = [_turn(Position.initial(), t.dice, Position.initial().plays(t.dice)[0][1], opening=True) for t in opening]
+    lucks = [lk.equity for lk in analyse_luck(ev, opening, None)]
+    weights = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
+    assert float(np.dot(weights, lucks)) == pytest.approx(0.0, abs=1e-9)
+
+
+def _cube_turn(doubled: bool, response: Action | None) -> CubeTurn:
+    return CubeTurn(0, 1, 2, 0, Position.initial(), CENTRED, doubled, response, "test")
+
+
+CASES = [
+    # (doubled, response, proper, nd, dt, doubler kind, doubler error, taker kind, taker error)
+    (False, None, ProperAction.DOUBLE_TAKE, 0.5, 0.8, CubeError.MISSED_DOUBLE_BELOW_CP, 0.3, None, 0.0),
+    (False, None, ProperAction.DOUBLE_PASS, 0.5, 1.2, CubeError.MISSED_DOUBLE_ABOVE_CP, 0.5, None, 0.0),
+    (True, Action.TAKE, ProperAction.NO_DOUBLE_TAKE, 0.3, 0.2, CubeError.WRONG_DOUBLE_BELOW_DP, 0.1, None, 0.0),
+    (True, Action.PASS, ProperAction.TOO_GOOD_PASS, 1.3, 1.5, CubeError.WRONG_DOUBLE_ABOVE_TG, 0.3, None, 0.0),
+    (True, Action.TAKE, ProperAction.DOUBLE_PASS, 0.8, 1.2, None, 0.0, CubeError.WRONG_TAKE, 0.2),
+    (True, Action.PASS, ProperAction.DOUBLE_TAKE, 0.3, 0.5, None, 0.0, CubeError.WRONG_PASS, 0.5),
+    (False, None, ProperAction.NO_DOUBLE_TAKE, 0.3, 0.2, None, 0.0, None, 0.0),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cube_errors_are_classified_as_gnubg_does(case: tuple) -> None:  # type: ignore[type-arg]
+    doubled, response, proper, nd, dt, kind, error, taker_kind, taker_error = case
+    c = _judge(_cube_turn(doubled, response), proper, nd, dt, 1.0, np.inf, None)
+    assert c.doubler_kind is kind and c.doubler_error == pytest.approx(error)
+    assert c.taker_kind is taker_kind and c.taker_error == pytest.approx(taker_error)
+    assert c.doubler_error_units == pytest.approx(error)  # money: points at cube 1
+
+
+@given(st.floats(0.0, 2.0))
+def test_marks_grow_with_the_error(error: float) -> None:
+    order = [Skill.NONE, Skill.DOUBTFUL, Skill.BAD, Skill.VERY_BAD]
+    assert order.index(skill_of(error)) <= order.index(skill_of(error + 0.01))
+    assert skill_of(error) is Skill.NONE or error >= 0.03
+
+
+@given(st.floats(-2.0, 2.0))
+def test_luck_marks_are_symmetric(luck: float) -> None:
+    flipped = {LuckMark.LUCKY: LuckMark.UNLUCKY, LuckMark.VERY_LUCKY: LuckMark.VERY_UNLUCKY}
+    flipped |= {v: k for k, v in flipped.items()} | {LuckMark.NONE: LuckMark.NONE}
+    if abs(abs(luck) - 0.3) > 1e-9 and abs(abs(luck) - 0.6) > 1e-9:
+        assert luck_mark(-luck) is flipped[luck_mark(luck)]
+
+
+def test_rating_bands_in_order() -> None:
+    rates = [0.0, 3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 50.0]
+    assert [rating_of(r) for r in rates] == list(Rating)
