@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -48,7 +51,7 @@ def test_throwing_away_the_gammon_save_is_very_bad(ev: Evaluator) -> None:
     assert good.skill is Skill.NONE
 
 
-def test_passing_an_obvious_take_is_a_wrong_pass(ev: Evaluator, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_passing_an_obvious_take_is_a_wrong_pass(ev: Evaluator, tmp_path: Path) -> None:
     path = tmp_path / "pass.mat"
     path.write_text(MONEY_PASS)
     result = analyse_file(path, ev, 0, published_met(), "shipped", progress=False)
@@ -60,7 +63,7 @@ def test_passing_an_obvious_take_is_a_wrong_pass(ev: Evaluator, tmp_path) -> Non
     assert bob.cube_error == pytest.approx(cube.taker_error)
 
 
-def test_a_player_analysed_at_its_own_depth_makes_no_marked_checker_error(ev: Evaluator, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_player_analysed_at_its_own_depth_makes_no_marked_checker_error(ev: Evaluator, tmp_path: Path) -> None:
     """net@0 against net@0: its plays are best at 0 ply cubeless, the analysis ranks them cubeful; no play is marked."""
     config = TournamentConfig(PlayerSpec("net@0", "gnubg"), PlayerSpec("net@0", "gnubg"), 2, seed=5, rules=Rules(True))
     result, blocks = run_tournament(config, record=True, progress=False)
@@ -106,7 +109,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_cube_errors_are_classified_as_gnubg_does(case: tuple) -> None:  # type: ignore[type-arg]
+def test_cube_errors_are_classified_as_gnubg_does(case: tuple[Any, ...]) -> None:
     doubled, response, proper, nd, dt, kind, error, taker_kind, taker_error = case
     c = _judge(_cube_turn(doubled, response), proper, nd, dt, 1.0, np.inf, None)
     assert c.doubler_kind is kind and c.doubler_error == pytest.approx(error)
