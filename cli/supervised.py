@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 from cli.common import add_json_argument, existing_file, float_range, int_range
-from cli.train import hidden_widths
-from nets.evaluator import PHASE_NETS
+from cli.train import encoding_name, hidden_widths
+from nets.evaluator import ALL_NETS, PHASE_NETS
 
 
 def _nets(text: str) -> tuple[str, ...]:
     names = tuple(n for n in text.split(",") if n)
-    if not names or any(n not in PHASE_NETS for n in names):
-        raise argparse.ArgumentTypeError(f"expected phase nets from {','.join(PHASE_NETS)}, got {text!r}")
+    if not names or any(n not in ALL_NETS for n in names):
+        raise argparse.ArgumentTypeError(f"expected phase nets from {','.join(ALL_NETS)}, got {text!r}")
     return names
 
 
@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "generate: 0-ply self-play with --weights, a share of the positions labelled by the same net's "
             "--plies lookahead, written as seeded shards into --data (rerun to resume or to grow to --shards). "
-            "fit: start from --start, fit the contact and race nets to the targets of --data (validation split "
-            "by game, early stopping) and write the candidate weights file --out."
+            "fit: start from --start, fit the contact and race nets (and a crashed net) to the targets of --data "
+            "(validation split by game, early stopping) and write the candidate weights file --out."
         ),
     )
     p.add_argument("action", choices=["generate", "fit"])
@@ -72,7 +72,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--start", type=existing_file, default=None, help="weights to start from (default shipped)")
     f.add_argument("--widen-contact", type=hidden_widths, default=None, help="grow the contact net to these widths")
     f.add_argument("--widen-race", type=hidden_widths, default=None, help="grow the race net to these widths")
-    f.add_argument("--nets", type=_nets, default=PHASE_NETS, help="nets to train (default contact,race)")
+    f.add_argument("--widen-crashed", type=hidden_widths, default=None, help="grow the crashed net to these widths")
+    f.add_argument(
+        "--nets",
+        type=_nets,
+        default=PHASE_NETS,
+        help="nets to train (default contact,race; add crashed for a crashed net, which starts as the contact "
+        "net when --start has none)",
+    )
+    f.add_argument(
+        "--encoding",
+        type=encoding_name,
+        default=None,
+        help="the candidate's inputs, v1 or v2 (default --start's); a v1 start grows into v2 computing the same",
+    )
     f.add_argument("--loss", choices=["mse", "xent"], default="mse")
     f.add_argument("--lr", type=float_range(0, 1, low_open=True), default=1e-4, help="Adam learning rate")
     f.add_argument("--batch", type=int_range(1, 1 << 20), default=128, help="positions per gradient step")
@@ -129,13 +142,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.out is None:
             raise JumpgammonError("fit needs --out, the candidate weights file")
-        widen = {name: w for name, w in (("contact", args.widen_contact), ("race", args.widen_race)) if w is not None}
+        widths = (("contact", args.widen_contact), ("race", args.widen_race), ("crashed", args.widen_crashed))
+        widen = {name: w for name, w in widths if w is not None}
         cfg = FitConfig(
             data=tuple(args.data),
             out=args.out,
             start=args.start,
             widen=widen,
             nets=args.nets,
+            encoding=args.encoding,
             loss=Loss(args.loss),
             learning_rate=args.lr,
             batch_size=args.batch,

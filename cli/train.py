@@ -9,6 +9,7 @@ from typing import Any
 
 from cli.common import add_json_argument, float_range, int_range, torch_device
 from engine.errors import InvalidSpec
+from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
 from players.cube import CubeSpec
 from training.config import DEFAULT_HIDDEN, TrainConfig
@@ -24,6 +25,14 @@ def hidden_widths(text: str) -> tuple[int, ...]:
     if not 1 <= len(widths) <= MAX_LAYERS or not all(1 <= w <= MAX_WIDTH for w in widths):
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH}, got {text!r}")
     return widths
+
+
+def encoding_name(text: str) -> Encoding:
+    """An argparse type for an input encoding: ``v1`` or ``v2`` (or its full name)."""
+    try:
+        return Encoding.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cube_specs(text: str) -> tuple[CubeSpec, ...]:
@@ -64,6 +73,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="WEIGHTS",
         help="a new run starts from these nets (e.g. weights/default.jgw to train the shipped net on) "
         "instead of random ones of --hidden; a resumed run keeps its own",
+    )
+    p.add_argument(
+        "--encoding",
+        type=encoding_name,
+        default=None,
+        help="the nets' inputs, v1 or v2 (default: a resumed run's own, else --start's, else v1); "
+        "a v1 --start becomes a v2 net computing the same, its new inputs at zero weight",
+    )
+    p.add_argument(
+        "--crashed-net",
+        action="store_true",
+        help="a new run also trains a net for gnubg's crashed positions (from --start: a copy of its contact net)",
     )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="seed of a new run (default 1)")
     p.add_argument("--exploration", type=float_range(0, 1), default=d.exploration, help="chance of a random move")
@@ -114,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         device=args.device,
         threads=args.threads,
         cube=args.cube,
+        encoding=args.encoding,
+        crashed_net=args.crashed_net,
     )
     outcome = train(cfg, progress=True)
     state = outcome.state

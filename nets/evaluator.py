@@ -130,7 +130,7 @@ class Evaluator:
         wrong = {n: net.config.n_inputs for n, net in nets.items() if net.config.n_inputs != encoding.n_inputs}
         if wrong:
             raise ValueError(f"nets {wrong} (inputs) do not read {encoding.value!r} ({encoding.n_inputs} inputs)")
-        self.nets: dict[str, OutcomeNet] = dict(nets)
+        self.nets: dict[str, OutcomeNet] = {name: nets[name] for name in ALL_NETS if name in nets}
         self.header = header or {}
         self.one_sided = one_sided
         self.two_sided = two_sided

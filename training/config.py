@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from nets.encoding import Encoding
 from players.cube import CubeSpec
 
 DEFAULT_HIDDEN = (128, 64)
@@ -30,6 +31,8 @@ class TrainConfig:
     threads: int = 1  # torch threads (0 keeps torch's default): one is 2.6x faster on a shared 2-core machine
     # cubeful self-play: spec A and spec B (or one for both seats); () cubeless; None: the run's own on resume
     cube: tuple[CubeSpec, ...] | None = None
+    encoding: Encoding | None = None  # the nets' inputs; None: the run's own on resume, else the start's, else v1
+    crashed_net: bool = False  # a new run also trains a crashed net (started as a copy of the contact net)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (paths as strings)."""
@@ -39,4 +42,5 @@ class TrainConfig:
         d["log"] = str(self.log) if self.log else None
         d["start"] = str(self.start) if self.start is not None else None
         d["hidden"] = list(self.hidden) if self.hidden is not None else None
+        d["encoding"] = self.encoding.value if self.encoding is not None else None
         return d

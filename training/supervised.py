@@ -35,22 +35,25 @@ import torch
 from tqdm import tqdm
 
 from arena.games import MAX_PLIES
-from engine.batch import children_batch, phases
+from engine.batch import children_batch, crashed, phases
 from engine.errors import JumpgammonError
 from engine.position import GamePhase, Position
-from nets.encoding import encode
-from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
+from nets.encoding import Encoding, encode
+from nets.evaluator import ALL_NETS, FALLBACK_NET, PHASE_NETS, Evaluator, load_evaluator
 from nets.lookahead import FILTER_KEEP, evaluate_plies, filtered_candidates, segment_argmax
 from nets.mlp import OUTPUTS, NetConfig, cubeless_equity, layer_shapes
-from nets.model import PhaseNet, torch_net
+from nets.model import PhaseNet, recoded_tensors
 from nets.weights import remove_stale_temporaries, write_atomic
 from weights import DEFAULT_WEIGHTS, SHIPPED_DIR
 
 TRAINER = "supervised-plies"
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard_{:05d}.npz"
-# Phases a net evaluates when the bearoff databases are loaded, with the net that does.
+# Phases a net evaluates when the bearoff databases are loaded, with the net that does (a crashed net, where
+# there is one, takes the contact positions of gnubg's crashed class).
 NET_OF_PHASE = {int(GamePhase.CONTACT): "contact", int(GamePhase.RACE): "race"}
+# Each net's stream of the fit's random numbers (fixed, so that fits from before crashed nets reproduce).
+NET_STREAM = {"contact": 0, "race": 1, "crashed": 2}
 LABEL_CHUNK = 1024  # positions labelled per lookahead call: the progress bar's step (the lookahead bounds memory)
 GAME_ID_STRIDE = 1 << 32  # game ids: shard * stride + game number within the shard
 
@@ -355,7 +358,9 @@ class FitConfig:
     out: Path  # the candidate weights file
     start: Path | None = None  # weights to start from; None: the shipped ones
     widen: dict[str, tuple[int, ...]] = field(default_factory=dict)  # per net: wider hidden layers to grow into
-    nets: tuple[str, ...] = PHASE_NETS  # the nets trained; the others are copied unchanged
+    # the nets trained; the others are copied unchanged. A crashed net the start lacks starts as its contact net.
+    nets: tuple[str, ...] = PHASE_NETS
+    encoding: Encoding | None = None  # the candidate's inputs; None: the start's (a v1 start grows into v2 exactly)
     loss: Loss = Loss.MSE
     learning_rate: float = 1e-4
     batch_size: int = 128
@@ -375,6 +380,7 @@ class FitConfig:
             "start": str(self.start) if self.start is not None else str(DEFAULT_WEIGHTS),
             "widen": {k: list(v) for k, v in self.widen.items()},
             "nets": list(self.nets),
+            "encoding": self.encoding.value if self.encoding is not None else None,
             "loss": self.loss.value,
             "learning_rate": self.learning_rate,
             "batch_size": self.batch_size,
@@ -455,11 +461,16 @@ def group_matrix(group_ids: np.ndarray) -> np.ndarray:
 
 
 def load_phase_data(
-    folders: tuple[Path, ...], validation: float, seed: int, encoder: Callable[[np.ndarray], np.ndarray] = encode
+    folders: tuple[Path, ...],
+    validation: float,
+    seed: int,
+    encoder: Callable[[np.ndarray], np.ndarray] = encode,
+    split_crashed: bool = False,
 ) -> tuple[dict[str, PhaseData], dict[str, Any]]:
     """Every shard of ``folders`` split by game into training and validation data per net, and their provenance.
 
-    ``encoder`` turns int8 (n, 26) boards into the nets' float32 inputs (the shipped encoding by default).
+    ``encoder`` turns int8 (n, 26) boards into the nets' float32 inputs (v1 by default). With
+    ``split_crashed`` the contact positions of gnubg's crashed class go to a net of their own, "crashed".
     """
     boards, targets, games, ph, groups = [], [], [], [], []
     provenance: list[dict[str, Any]] = []
@@ -487,10 +498,13 @@ def load_phase_data(
     all_games, all_phases = np.concatenate(games), np.concatenate(ph)
     all_groups = np.concatenate(groups)
     is_val = held_out(all_games, validation, seed)
+    routes = {name: all_phases == phase for phase, name in NET_OF_PHASE.items()}
+    if split_crashed:
+        smashed = routes["contact"] & crashed(all_boards)
+        routes = {"contact": routes["contact"] & ~smashed, "crashed": smashed, "race": routes["race"]}
     out = {}
     counts = {}
-    for phase, name in NET_OF_PHASE.items():
-        mask = all_phases == phase
+    for name, mask in routes.items():
         tr, va = mask & ~is_val, mask & is_val
         out[name] = PhaseData(
             encoder(all_boards[tr]),
@@ -615,7 +629,7 @@ def fit_net(
     The loss is the per-position loss plus ``cfg.ranking`` times the per-group ranking loss; each
     step takes ``cfg.batch_size`` positions and a quarter as many decision groups.
     """
-    rng = np.random.default_rng([cfg.seed, PHASE_NETS.index(name)])
+    rng = np.random.default_rng([cfg.seed, NET_STREAM[name]])
     torch.manual_seed(cfg.seed)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     use_groups = cfg.ranking > 0 and len(data.groups_train) > 0
@@ -712,9 +726,9 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
     _check_out(cfg.out)
     remove_stale_temporaries(cfg.out)
     start = cfg.start if cfg.start is not None else DEFAULT_WEIGHTS
-    unknown = [n for n in (*cfg.nets, *cfg.widen) if n not in PHASE_NETS]
+    unknown = [n for n in (*cfg.nets, *cfg.widen) if n not in ALL_NETS]
     if unknown:
-        raise JumpgammonError(f"unknown nets {unknown}; the phase nets are {list(PHASE_NETS)}")
+        raise JumpgammonError(f"unknown nets {unknown}; the phase nets are {list(ALL_NETS)}")
     settings = cfg.to_json()
     if cfg.out.is_file():
         record = load_evaluator(cfg.out, bearoff=False).header.get("run", {})
@@ -724,18 +738,25 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
         torch.set_num_threads(cfg.threads)
     started = time.time()
     base = load_evaluator(start, bearoff=False)
-    data, provenance = load_phase_data(cfg.data, cfg.validation, cfg.seed)
+    encoding = cfg.encoding or base.encoding
+    names = [n for n in ALL_NETS if n in base.nets or n in cfg.nets]
+    data, provenance = load_phase_data(cfg.data, cfg.validation, cfg.seed, encoding.inputs, "crashed" in names)
     rng = np.random.default_rng(cfg.seed)
     nets: dict[str, Any] = {}
     report: dict[str, dict[str, Any]] = {}
-    for name in PHASE_NETS:
-        frozen = base.nets[name]
-        net = torch_net(frozen)
+    for name in names:
+        frozen = base.nets[name] if name in base.nets else base.nets[FALLBACK_NET[name]]
+        try:
+            tensors = recoded_tensors(frozen.tensors(), frozen.config, encoding)
+        except ValueError as exc:
+            raise JumpgammonError(f"--start {str(start)!r}: {exc}") from None
+        config = NetConfig(encoding.n_inputs, frozen.config.hidden)
         if name in cfg.widen:
-            tensors = widened_tensors(frozen.tensors(), frozen.config, cfg.widen[name], rng)
-            net = PhaseNet(NetConfig(frozen.config.n_inputs, cfg.widen[name]))
-            net.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()})
-            net.eval()
+            tensors = widened_tensors(tensors, config, cfg.widen[name], rng)
+            config = NetConfig(encoding.n_inputs, cfg.widen[name])
+        net = PhaseNet(config)
+        net.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()})
+        net.eval()
         if name in cfg.nets and len(data[name].x_train):
             net, history = fit_net(net, data[name], cfg, name, progress)
             best = min(history, key=lambda h: h["validation"])
@@ -758,5 +779,5 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
         "nets": report,
         "seconds": seconds,
     }
-    Evaluator(nets, record).save(cfg.out, record)
+    Evaluator(nets, record, encoding=encoding).save(cfg.out, record)
     return FitResult(str(cfg.out), report, seconds)

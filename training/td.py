@@ -29,11 +29,11 @@ from tqdm import tqdm
 from engine.batch import children_batch, phases
 from engine.errors import InvalidWeights, JumpgammonError
 from engine.position import GamePhase, Position
-from nets.encoding import encode
-from nets.evaluator import Evaluator, load_evaluator
+from nets.encoding import Encoding
+from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, load_evaluator
 from nets.lookahead import segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
-from nets.model import PhaseNet, new_evaluator, torch_evaluator, torch_nets
+from nets.model import PhaseNet, new_evaluator, recoded_evaluator, torch_evaluator, torch_nets, with_net
 from nets.weights import remove_stale_temporaries
 from players.cube import CubeSpec, parse_cube_spec
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
@@ -76,23 +76,44 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
                 raise JumpgammonError(
                     f"--hidden and --start {str(cfg.start)!r}: a run started from weights keeps their widths"
                 )
-            ev = torch_evaluator(load_evaluator(cfg.start, bearoff=False), cfg.device)
+            base = load_evaluator(cfg.start, bearoff=False)
+            try:
+                ev = recoded_evaluator(base, cfg.encoding or base.encoding, cfg.device)
+            except ValueError as exc:
+                raise JumpgammonError(f"--start {str(cfg.start)!r}: {exc}") from None
+            if cfg.crashed_net:
+                ev = with_net(ev, "crashed", "contact", cfg.device)
             hidden = tuple(ev.nets["contact"].config.hidden)
             origin = f"from {cfg.start}"
         else:
             hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
-            ev = new_evaluator(hidden, seed, cfg.device)
+            names = ALL_NETS if cfg.crashed_net else PHASE_NETS
+            ev = new_evaluator(hidden, seed, cfg.device, cfg.encoding or Encoding.V1, names)
             origin = f"nets {list(hidden)}"
-        settings.update(hidden=list(hidden), seed=seed, cube=asked_cube or [])
+        settings.update(
+            hidden=list(hidden),
+            seed=seed,
+            cube=asked_cube or [],
+            encoding=ev.encoding.value,
+            crashed_net="crashed" in ev.nets,
+        )
         return (
             ev,
             RunState(),
             settings,
-            f"starting {cfg.out}: {origin}, seed {seed}, {_cube_words(settings['cube'])}, target {cfg.games:,} games",
+            f"starting {cfg.out}: {origin} ({_net_words(ev)}), seed {seed}, {_cube_words(settings['cube'])}, "
+            f"target {cfg.games:,} games",
         )
     saved_ev, run = load_checkpoint(cfg.out)
     ev = torch_evaluator(saved_ev, cfg.device)
     saved = run.config
+    if cfg.encoding is not None and cfg.encoding is not ev.encoding:
+        raise JumpgammonError(
+            f"--encoding {cfg.encoding.short} differs from the encoding of {cfg.out} ({ev.encoding.short}); "
+            "a run keeps its encoding"
+        )
+    if cfg.crashed_net and "crashed" not in ev.nets:
+        raise JumpgammonError(f"--crashed-net: {cfg.out} has no crashed net, and a run keeps its nets")
     widths = {name: list(net.config.hidden) for name, net in ev.nets.items()}
     if cfg.hidden is not None and any(h != list(cfg.hidden) for h in widths.values()):
         raise JumpgammonError(
@@ -120,7 +141,14 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             f"--start {str(cfg.start)!r} differs from the start of {cfg.out} ({saved_start or 'random nets'}); "
             "a run keeps its initial nets"
         )
-    settings.update(hidden=widths["contact"], seed=seed, cube=saved_cube, start=saved_start)
+    settings.update(
+        hidden=widths["contact"],
+        seed=seed,
+        cube=saved_cube,
+        start=saved_start,
+        encoding=ev.encoding.value,
+        crashed_net="crashed" in ev.nets,
+    )
     changed = [
         f"{key} {saved[key]} -> {settings[key]}"
         for key in ("learning_rate", "exploration", "use_bearoff")
@@ -132,6 +160,11 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     if changed:
         line += "; changed: " + ", ".join(changed)
     return ev, run, settings, line
+
+
+def _net_words(ev: Evaluator) -> str:
+    """How the start line names a run's nets and encoding, e.g. ``contact, crashed, race; encoding v2``."""
+    return f"{', '.join(ev.nets)}; encoding {ev.encoding.short}"
 
 
 def _cube_words(texts: list[str]) -> str:
@@ -291,20 +324,14 @@ def _learn(
     boards: np.ndarray,
     targets: np.ndarray,
 ) -> float:
-    """One gradient step per phase net (``nets``: ``ev``'s torch nets) on the positions of its phase; the mean loss."""
-    ph = phases(boards)
-    routes = {"contact": ph == GamePhase.CONTACT, "race": ph == GamePhase.RACE}
-    if ev.two_sided is None:
-        routes["race"] |= ph == GamePhase.BEAROFF_TWO_SIDED
-    if ev.one_sided is None:
-        routes["race"] |= ph == GamePhase.BEAROFF_ONE_SIDED
+    """One gradient step per phase net (``nets``: ``ev``'s torch nets) on the positions it judges; the mean loss."""
     losses = []
-    for name, mask in routes.items():
+    for name, mask in ev.routes(boards).items():
         if not mask.any():
             continue
         net = nets[name]
         net.train()
-        x = torch.from_numpy(encode(boards[mask])).to(net.device)
+        x = torch.from_numpy(ev.encoding.inputs(boards[mask])).to(net.device)
         y = torch.from_numpy(targets[mask].astype(np.float32)).to(net.device)
         pred = net(x)
         loss = torch.nn.functional.mse_loss(pred, y, reduction="sum") / len(boards)
