@@ -58,20 +58,26 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from arena.games import Lockstep, Rules
+from arena.games import Lockstep, MatchScores, Rules
 from arena.stats import Figure
 from arena.workers import worker_pool
+from cube.errors import CubeInputError
 from cube.gamestate import difference_equity, flip_difference
+from cube.match import MatchCube, MatchScore, game_result_mwc, mwc_to_equity
+from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
+from cube.states import CubeState
 from engine.batch import children_batch, parse_id_pair
 from engine.errors import InvalidSpec, JumpgammonError, NotSupported
 from engine.match import GameState
 from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
+from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, evaluate_plies, expand_rolls, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from players.base import Player
 from players.cube import cube_states_for, parse_cube_spec
+from players.match_cube import parse_match_cube_spec
 from players.net import NetPlayer
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
@@ -94,7 +100,8 @@ class RolloutStart:
 
     ``owner`` is the seat that owns the cube (0 the side on roll, 1 its opponent) or None (centred);
     with ``cube_decided`` the side on roll has taken its cube action and rolls at once (a branch of a
-    cube-decision rollout), as it does when ``dice`` are given.
+    cube-decision rollout), as it does when ``dice`` are given. ``score`` is the match score seen by
+    the side on roll (None: money play).
     """
 
     position: Position
@@ -104,30 +111,53 @@ class RolloutStart:
     jacoby: bool = False
     match_id: str | None = None
     cube_decided: bool = False  # the side on roll has taken its cube action: it rolls first, no cube turn
+    score: MatchScore | None = None
+
+    @property
+    def cube_state(self) -> CubeState:
+        """The cube seen by the side on roll."""
+        if self.owner is None:
+            return CubeState.CENTERED
+        return CubeState.OWNED if self.owner == 0 else CubeState.UNAVAILABLE
+
+    def match_cube(self) -> MatchCube:
+        """The side on roll's match cube (score, cube, who holds it); only at a match score."""
+        assert self.score is not None
+        return MatchCube(self.score, self.cube, self.cube_state)
 
     @classmethod
     def parse(cls, text: str) -> RolloutStart:
-        """``POSITIONID[:MATCHID]`` as a rollout start; refuses match play, a pending double or resignation.
+        """``POSITIONID[:MATCHID]`` as a rollout start; refuses a pending double, a resignation or a finished game.
 
-        The cube value and owner, the dice and the Jacoby rule come from the match ID (none: a
-        centred cube of 1, no dice, no Jacoby), as ``eval`` reads them.
+        The cube value and owner, the dice, the Jacoby rule (money) and the match score come from the
+        match ID (none: money, a centred cube of 1, no dice, no Jacoby), as ``eval`` reads them.
         """
         position, match = parse_id_pair(text)
         if match is None:
             return cls(position)
         label = match.id
+        score = None
         if match.match_length > 0:
-            raise NotSupported(
-                f"match ID {label!r} is a {match.match_length}-point match at {match.score[0]}-{match.score[1]}: "
-                "rollouts are money play only for now"
-            )
+            me = match.on_roll
+            try:
+                score = MatchScore.from_scores(
+                    match.match_length, match.score[me], match.score[1 - me], crawford=match.crawford
+                )
+            except CubeInputError as exc:
+                raise NotSupported(f"match ID {label!r}: {exc}") from None
         if match.doubled:
             raise NotSupported(f"match ID {label!r}: a double is pending; roll out the take and the pass instead")
         if match.resigned or match.game_state not in (GameState.PLAYING, GameState.NONE):
             raise NotSupported(f"match ID {label!r}: the game is not being played (resigned, dropped or over)")
         owner = None if match.cube_owner is None else (0 if match.cube_owner == match.on_roll else 1)
         dice = check_dice(match.dice) if match.dice[0] else None
-        return cls(position, match.cube, owner, dice, match.jacoby, label)
+        start = cls(position, match.cube, owner, dice, match.jacoby and score is None, label, score=score)
+        if score is not None:
+            try:
+                start.match_cube()
+            except CubeInputError as exc:
+                raise NotSupported(f"match ID {label!r}: {exc}") from None
+        return start
 
     @property
     def text(self) -> str:
@@ -157,6 +187,7 @@ class RolloutConfig:
     truncate_plies: int = 0
     late_after: int | None = None
     late_plies: int = 0
+    met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
@@ -185,6 +216,13 @@ class RolloutConfig:
     def player_spec(self) -> str:
         """The player spec of both sides (see :func:`players.specs.make_player`)."""
         return f"net{':' + self.weights if self.weights else ''}@{self.plies}"
+
+    def match_table(self) -> MatchEquityTable:
+        """The match equity table of match scores (raises InvalidSpec naming it)."""
+        try:
+            return met_by_name(self.met or DEFAULT_MET)
+        except (CubeInputError, OSError) as exc:
+            raise InvalidSpec(f"match equity table {self.met!r}: {exc}") from None
 
     @property
     def cube_depth(self) -> int:
@@ -371,6 +409,44 @@ class TrialOutcomes:
         return self.outcome - self.luck
 
 
+class MatchScoring:
+    """Match winning chances of the trials of a block at their starts' scores, from seat 0's view."""
+
+    def __init__(self, met: MatchEquityTable, scores: list[MatchScore], pos: np.ndarray) -> None:
+        self.met = met
+        self.scores = scores
+        self.pos = pos
+        self._results: dict[tuple[int, int], float] = {}
+        self._luck: dict[tuple[int, int], np.ndarray] = {}
+
+    def result_mwc(self, rows: np.ndarray, points_seat0: np.ndarray) -> np.ndarray:
+        """Seat 0's MWC after winning (or, negative, losing) ``points_seat0`` in trials ``rows``."""
+        out = np.empty(len(rows))
+        for j, (row, points) in enumerate(zip(rows.tolist(), points_seat0.tolist(), strict=True)):
+            key = (self.pos[row], points)
+            if key not in self._results:
+                score = self.scores[key[0]]
+                self._results[key] = game_result_mwc(self.met, score, won=max(points, 0), lost=max(-points, 0))
+            out[j] = self._results[key]
+        return out
+
+    def luck_mwc(self, rows: np.ndarray, luck: np.ndarray, cube: np.ndarray) -> np.ndarray:
+        """The change (k,) of seat 0's MWC of a luck ``luck`` (k, 5) with ``cube`` in play: the linear map of the
+        cubeless MWC (each result's probability times the MWC it leaves), applied to a difference."""
+        weights = np.empty((len(rows), 6))
+        for j, (row, value) in enumerate(zip(rows.tolist(), cube.tolist(), strict=True)):
+            key = (self.pos[row], value)
+            if key not in self._luck:
+                score = self.scores[key[0]]
+                wins = [game_result_mwc(self.met, score, won=k * value) for k in (1, 2, 3)]
+                losses = [game_result_mwc(self.met, score, lost=k * value) for k in (1, 2, 3)]
+                self._luck[key] = np.array(wins + losses)
+            weights[j] = self._luck[key]
+        w, wg, wbg, lg, lbg = (luck[:, k] for k in range(5))
+        results = np.stack([w - wg, wg - wbg, wbg, -w - lg, lg - lbg, lbg], axis=1)
+        return (results * weights).sum(axis=1)
+
+
 ProgressCallback = Callable[[np.ndarray, np.ndarray], None]  # (start index, headline equity) of finished trials
 
 
@@ -404,6 +480,12 @@ def roll_out_block(
         raise NotSupported("the positions of a cubeful rollout differ in the Jacoby rule (their match IDs)")
     rules = Rules(cubeful=config.cubeful, jacoby=jacoby.pop())
     boards = np.stack([s.position.array for s in starts])[pos]
+    scoring, match = None, None
+    if is_match(starts):
+        scores = [s.score for s in starts if s.score is not None]
+        scoring = MatchScoring(config.match_table(), scores, pos)
+        away = np.array([[sc.away, sc.opp_away] for sc in scores], np.int64)[pos]
+        match = MatchScores(away, np.array([sc.crawford for sc in scores])[pos])
     g = Lockstep(
         (player, player),
         boards=boards,
@@ -415,6 +497,7 @@ def roll_out_block(
         first_cube_ply=decided.astype(np.int64),  # dice rolled or cube action taken: no cube turn before ply 1
         play_out_passes=True,
         max_rows=PLAYER_ROWS[max(config.plies, config.cube_depth)],
+        match=match,
     )
     dice = TrialDice(config.seed, trials)
     active, depth = player, config.plies
@@ -436,7 +519,10 @@ def roll_out_block(
     def finished(rows: np.ndarray) -> None:
         out.plies[rows] = g.ply[rows]
         decided = rows[~g.cube_open[rows]]
-        out.cubeful[decided] = g.points_seat0[decided] / cube0[decided]
+        if scoring is None:
+            out.cubeful[decided] = g.points_seat0[decided] / cube0[decided]
+        else:
+            out.cubeful[decided] = scoring.result_mwc(decided, g.points_seat0[decided])
         if on_finished is not None and len(rows):
             headline = (
                 out.cubeful[rows] - out.cubeful_luck[rows]
@@ -469,8 +555,12 @@ def roll_out_block(
             lucky = rows[~fixed]
             luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
             out.luck[lucky] += luck
-            stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
-            out.cubeful_luck[lucky] += stake * difference_equity(luck)
+            if scoring is None:
+                stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
+                out.cubeful_luck[lucky] += stake * difference_equity(luck)
+            elif config.cubeful:
+                in_play = g.cube_open[lucky]
+                out.cubeful_luck[lucky] += np.where(in_play, scoring.luck_mwc(lucky, luck, g.cube[lucky]), 0.0)
         if played is not None and plays_by_luck(active, evaluator):  # the luck's 0-ply best plays are the player's
             kids = np.empty((len(rows), 26), np.int8)
             kids[~fixed] = played
@@ -484,9 +574,17 @@ def roll_out_block(
         cut = np.zeros(0, np.int64)
         if config.truncate is not None:
             cut = rows[g.live[rows] & (g.ply[rows] >= config.truncate)]
-            _truncate(g, out, evaluator, horizon or active, cut, cube0, rules, config.truncate_plies)
+            _truncate(g, out, evaluator, horizon or active, cut, cube0, rules, config.truncate_plies, scoring)
         finished(np.concatenate([ended, cut]))
     return out
+
+
+def is_match(starts: Sequence[RolloutStart]) -> bool:
+    """True when the starts are at match scores, False in money play; raises NotSupported when they mix."""
+    kinds = {s.score is not None for s in starts}
+    if len(kinds) > 1:
+        raise NotSupported("money and match positions in one rollout: roll them out separately")
+    return kinds == {True}
 
 
 def plays_by_luck(player: Player, evaluator: BoardEvaluator) -> bool:
@@ -525,8 +623,10 @@ def _truncate(
     cube0: np.ndarray,
     rules: Rules,
     plies: int = 0,
+    scoring: MatchScoring | None = None,
 ) -> None:
-    """Stop trials ``rows`` and score them by the evaluation at ``plies`` (cubeful: ``player``'s strategy's equity)."""
+    """Stop trials ``rows`` and score them by the evaluation at ``plies`` (cubeful: ``player``'s strategy's equity;
+    at a match score gnubg's cubeful MWC of those probabilities)."""
     if len(rows) == 0:
         return
     seat = g.on_roll[rows]
@@ -535,7 +635,19 @@ def _truncate(
     out.truncated[rows] = True
     g.stop(rows)
     open_ = g.cube_open[rows]
-    if rules.cubeful and open_.any():
+    if rules.cubeful and open_.any() and scoring is not None:
+        r = rows[open_]
+        states = cube_states_for(g.owner[r], g.on_roll[r])
+        match = g.match
+        assert match is not None
+        for j, (row, state) in enumerate(zip(r.tolist(), states.tolist(), strict=True)):
+            me = int(g.on_roll[row])
+            score = MatchScore(int(match.away[row, me]), int(match.away[row, 1 - me]), bool(match.crawford[row]))
+            cube = MatchCube(score, int(g.cube[row]), CubeState(state))
+            mwc = match_cube_advice(g.boards[row], probs[open_][j], scoring.met, cube).cubeful_mwc
+            assert mwc is not None
+            out.cubeful[row] = mwc if me == 0 else 1.0 - mwc
+    elif rules.cubeful and open_.any():
         r = rows[open_]
         states = cube_states_for(g.owner[r], g.on_roll[r])
         equity = player.cube_equities(g.boards[r], states, rules.jacoby, rules.beavers)
@@ -667,7 +779,40 @@ class RolloutResult:
         }
         if c.cubeful:
             d["cube_actions"] = self.cube_actions()
+        if self.start.score is not None:
+            d["match"] = match_json(self.start, c)
+            if c.cubeful:
+                mwc = Figure(self.estimate.cubeful_equity or 0.0, self.estimate.cubeful_equity_se)
+                equity = normalised(self.start, c, mwc)
+                d.update(cubeful_equity=_round(equity.value), cubeful_equity_se=_round(equity.se))
+                d.update(mwc=_round(mwc.value), mwc_se=_round(mwc.se))
         return d
+
+    def trial_values(self) -> np.ndarray:
+        """Each trial's luck-adjusted headline result (k,), roller's view: cubeless equity; cubeful, points per
+        initial cube (money) or the MWC (at a match score)."""
+        o = self.outcomes
+        return o.cubeful - o.cubeful_luck if self.config.cubeful else cubeless_equity(o.adjusted())
+
+
+def match_json(start: RolloutStart, config: RolloutConfig) -> dict[str, Any]:
+    """The match score of a start as ``--json`` gives it (side on roll's view)."""
+    assert start.score is not None
+    return {
+        "away": start.score.away,
+        "opp_away": start.score.opp_away,
+        "crawford": start.score.crawford,
+        "post_crawford": start.score.post_crawford,
+        "met": (config.met or DEFAULT_MET),
+    }
+
+
+def normalised(start: RolloutStart, config: RolloutConfig, mwc: Figure) -> Figure:
+    """An MWC (with its SE) of the side on roll as normalised equity at the start's cube (gnubg's units)."""
+    met, cube = config.match_table(), start.match_cube()
+    low, high = (float(mwc_to_equity(v, met, cube)) for v in (0.0, 1.0))
+    scale = high - low
+    return Figure(float(mwc_to_equity(mwc.value, met, cube)), None if mwc.se is None else mwc.se * scale)
 
 
 # --- running: blocks, workers, progress ----------------------------------------------------------
@@ -684,14 +829,18 @@ class RolloutPlayers:
     evaluator: Evaluator
 
 
-def build_players(config: RolloutConfig) -> RolloutPlayers:
-    """The players of both sides and their 0-ply evaluator (raises InvalidSpec or InvalidWeights)."""
+def build_players(config: RolloutConfig, match: bool = False) -> RolloutPlayers:
+    """The players of both sides (``match``: at match scores, the cube spec a match cube strategy) and their
+    0-ply evaluator; raises InvalidSpec or InvalidWeights."""
     evaluator = load_evaluator(config.weights)
-    cube = parse_cube_spec(config.cube_spec)
+    if match:
+        cube, match_cube = parse_cube_spec("none"), parse_match_cube_spec(config.cube_spec, config.match_table())
+    else:
+        cube, match_cube = parse_cube_spec(config.cube_spec), None
 
     def net(plies: int, cube_plies: int) -> Player:
         name = f"net@{plies}" + (f" [{config.cube_spec}, cube {cube_plies}-ply]" if config.cubeful else "")
-        return NetPlayer(evaluator, plies, cube, name, cube_plies=cube_plies)
+        return NetPlayer(evaluator, plies, cube, name, match_cube, cube_plies=cube_plies)
 
     late = None if config.late_after is None else net(config.late_plies, config.late_plies)
     horizon = None
@@ -718,7 +867,7 @@ _WORKER: tuple[RolloutPlayers, list[RolloutStart], RolloutConfig] | None = None
 def _worker_init(starts: list[RolloutStart], config: RolloutConfig) -> None:
     """Build the players once per worker process."""
     global _WORKER
-    _WORKER = (build_players(config), starts, config)
+    _WORKER = (build_players(config, is_match(starts)), starts, config)
 
 
 def _worker_block(trials: np.ndarray) -> TrialOutcomes:
@@ -834,7 +983,7 @@ def run_rollouts(
     """
     if not starts:
         raise InvalidSpec("no position to roll out")
-    players = build_players(config)  # a bad spec or weights file fails before any trial
+    players = build_players(config, is_match(starts))  # a bad spec or weights file fails before any trial
     done = 0 if previous is None else _played_trials(previous, len(starts))
     if done > config.trials:
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")

@@ -40,11 +40,16 @@ from arena.rollout import (
 )
 from arena.stats import Figure, paired_figure
 from cube.actions import ProperAction, ProperDecision, decide, proper_action
+from cube.match import game_result_mwc, mwc_to_equity
 from cube.states import CubeState
 from engine.errors import InvalidSpec, NotSupported
 from engine.match import MAX_CUBE
 
 __all__ = ["CubeDecisionRollout", "branch_starts", "cube_branches", "pair_up", "run_cube_decisions", "stop_figures"]
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def cube_branches(start: RolloutStart) -> tuple[RolloutStart, RolloutStart]:
@@ -53,6 +58,7 @@ def cube_branches(start: RolloutStart) -> tuple[RolloutStart, RolloutStart]:
     Raises NotSupported ("cube not available", naming the position) when the side on roll cannot double.
     """
     problem = None
+    score = start.score
     if start.position.is_over():
         problem = "the game is over"
     elif start.dice is not None:
@@ -61,6 +67,10 @@ def cube_branches(start: RolloutStart) -> tuple[RolloutStart, RolloutStart]:
         problem = "the opponent owns the cube"
     elif 2 * start.cube > MAX_CUBE:
         problem = f"the cube is at its largest ({start.cube})"
+    elif score is not None and score.crawford:
+        problem = "the Crawford game: no one may double"
+    elif score is not None and score.away <= start.cube:
+        problem = f"{score.away}-away, the cube of {start.cube} already wins the match (a dead cube)"
     if problem is not None:
         raise NotSupported(f"{start.text}: cube not available: {problem}")
     no_double = replace(start, cube_decided=True)
@@ -83,10 +93,22 @@ class CubeDecisionRollout:
     beavers: bool = False
 
     def per_trial(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-trial (ND, DT) cubeful results (k,), luck-adjusted, per initial cube; trial ``i`` of both alike."""
-        nd, dt = self.no_double.outcomes, self.double_take.outcomes
-        assert np.array_equal(nd.trial, dt.trial)
-        return nd.cubeful - nd.cubeful_luck, 2.0 * (dt.cubeful - dt.cubeful_luck)
+        """Per-trial (ND, DT) cubeful results (k,), luck-adjusted, per initial cube (at a match score normalised
+        equity at the initial cube); trial ``i`` of both alike."""
+        assert np.array_equal(self.no_double.outcomes.trial, self.double_take.outcomes.trial)
+        nd, dt = self.no_double.trial_values(), self.double_take.trial_values()
+        if self.start.score is None:
+            return nd, 2.0 * dt
+        met, cube = self.config.match_table(), self.start.match_cube()
+        return mwc_to_equity(nd, met, cube), mwc_to_equity(dt, met, cube)
+
+    def mwc_figures(self) -> tuple[Figure, Figure, float] | None:
+        """(ND, DT, DP) as MWC at a match score, with the branches' SEs; None in money play."""
+        if self.start.score is None:
+            return None
+        nd, dt = self.no_double.trial_values(), self.double_take.trial_values()
+        cash = game_result_mwc(self.config.match_table(), self.start.score, won=self.start.cube)
+        return paired_figure(nd), paired_figure(dt), cash
 
     @property
     def trials(self) -> int:
@@ -97,7 +119,7 @@ class CubeDecisionRollout:
     def figures(self) -> tuple[Figure, Figure, float]:
         """(ND, DT, DP): the two branches' means with standard errors and the cash (+1)."""
         nd, dt = self.per_trial()
-        return paired_figure(nd), paired_figure(dt), 1.0
+        return paired_figure(nd), paired_figure(dt), 1.0  # the cash: one initial cube (normalised: +1)
 
     @property
     def decision(self) -> ProperDecision:
@@ -133,19 +155,26 @@ class CubeDecisionRollout:
         return Figure(dp - dt.value, dt.se)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``cube_decision`` object of ``--json`` (points per initial cube, doubler's view)."""
+        """The ``cube_decision`` object of ``--json`` (doubler's view; points per initial cube in money,
+        normalised equity at the initial cube with the MWC beside it at a match score)."""
         nd, dt, dp = self.figures
         margin, take = self.margin, self.take_margin
+        mwcs = self.mwc_figures()
+        nd_json, dt_json = nd.to_json(), dt.to_json()
+        if mwcs is not None:
+            nd_json.update(mwc=round(mwcs[0].value, 6), mwc_se=_round(mwcs[0].se))
+            dt_json.update(mwc=round(mwcs[1].value, 6), mwc_se=_round(mwcs[1].se))
         return {
-            "no_double": nd.to_json(),
-            "double_take": dt.to_json(),
+            "no_double": nd_json,
+            "double_take": dt_json,
             "double_pass": dp,
+            "double_pass_mwc": None if mwcs is None else round(mwcs[2], 6),
             "action": str(self.action),
             "margin": round(margin.value, 6),
             "margin_se": None if margin.se is None else round(margin.se, 6),
             "take_margin": round(take.value, 6),
             "take_margin_se": None if take.se is None else round(take.se, 6),
-            "units": "points per initial cube",
+            "units": "points per initial cube" if mwcs is None else "normalised equity at the initial cube",
         }
 
 

@@ -29,11 +29,12 @@ from arena.rollout import (
     run_rollouts,
 )
 from arena.stats import Figure, paired_figure
+from cube.match import mwc_to_equity
 from engine.errors import InvalidDice, InvalidSpec
 from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.lookahead import rank_moves
-from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
+from nets.mlp import OUTPUTS, flip_probabilities
 
 __all__ = [
     "Candidate",
@@ -86,7 +87,8 @@ def named_candidates(start: RolloutStart, moves: Sequence[str]) -> list[Candidat
 def child_start(start: RolloutStart, candidate: Candidate) -> RolloutStart:
     """The rollout start after ``candidate``: the opponent on roll (its cube turn first), the cube seen by it."""
     owner = None if start.owner is None else 1 - start.owner
-    return RolloutStart(candidate.position, start.cube, owner, None, start.jacoby)
+    score = None if start.score is None else start.score.flipped()
+    return RolloutStart(candidate.position, start.cube, owner, None, start.jacoby, score=score)
 
 
 @dataclass(frozen=True)
@@ -125,15 +127,14 @@ class PlayRollout:
     results: list[RolloutResult]
 
     def per_trial(self) -> np.ndarray:
-        """(plays, trials): each play's luck-adjusted result per trial for the mover (cubeful: per initial cube)."""
-        rows = []
-        for r in self.results:
-            o = r.outcomes
-            value = o.cubeful - o.cubeful_luck if self.config.cubeful else cubeless_equity(o.adjusted())
-            rows.append(-value)
+        """(plays, trials): each play's luck-adjusted result per trial for the mover (cubeful: per initial cube;
+        at a match score normalised equity at the mover's cube)."""
         trials = [r.outcomes.trial for r in self.results]
         assert all(np.array_equal(t, trials[0]) for t in trials)
-        return np.stack(rows)
+        values = np.stack([r.trial_values() for r in self.results])
+        if self.start.score is not None and self.config.cubeful:  # the children's MWCs, the opponent's
+            return np.asarray(mwc_to_equity(1.0 - values, self.config.match_table(), self.start.match_cube()))
+        return -values
 
     @property
     def trials(self) -> int:

@@ -26,14 +26,17 @@ from arena.rollout import (
     TrialOutcomes,
     build_player,
     headline_ses,
+    is_match,
     level,
+    normalised,
     read_position_file,
     run_rollouts,
     stratification_warning,
 )
 from arena.rollout_cube import CubeDecisionRollout, branch_starts, run_cube_decisions
 from arena.rollout_plays import PlayRollout, filtered_candidates, named_candidates, run_play_rollout
-from cli.common import PLIES, add_json_argument, existing_file, float_range, int_range
+from arena.stats import Figure
+from cli.common import PLIES, add_json_argument, add_met_argument, existing_file, float_range, int_range
 from cli.tournament import CUBE_SPECS
 
 MAX_TRIALS = 10_000_000
@@ -51,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "roll. Quasi-random dice stratify the first two rolls; luck adjustment (0-ply) reduces the variance. "
             "Dice in the match ID are played first. --cube-decision rolls out no double and double/take on the "
             "same dice; --plays/--moves roll out candidate plays of the match ID's dice on the same dice. "
-            f"Money play only. Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful). "
+            "At a match score (a match ID with a length) the rollout is cubeful, in MWC and normalised equity, "
+            f"with --met's table. Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful). "
             f"Levels: {'; '.join(f'{name}: {lv.summary}' for name, lv in LEVELS.items())}."
         ),
     )
@@ -109,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--no-variance-reduction", action="store_true", help="no luck adjustment (faster; larger standard errors)"
     )
     p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
+    add_met_argument(p)
     add_json_argument(p)
     p.set_defaults(func=run)
 
@@ -146,7 +151,8 @@ def new_request(args: argparse.Namespace) -> Request:
         starts, texts = [RolloutStart.parse(args.id)], [args.id]
     config = RolloutConfig(
         trials=args.trials or DEFAULT_TRIALS,
-        cubeful=args.cubeful or args.cube_decision,
+        cubeful=args.cubeful or args.cube_decision or is_match(starts),  # match play is cubeful
+        met=args.met if is_match(starts) else None,
         cube=args.cube,
         seed=args.seed,
         variance_reduction=not args.no_variance_reduction,
@@ -269,7 +275,18 @@ def format_result(r: RolloutResult) -> str:
         if c.variance_reduction and r.raw.standard_errors is not None and r.raw.equity_se is not None:
             lines.append(_row("raw", r.raw.probabilities, r.raw.equity, "+"))
             lines.append(_row("raw SE", r.raw.standard_errors, r.raw.equity_se, ""))
-    if c.cubeful and r.estimate.cubeful_equity is not None:
+    if c.cubeful and r.estimate.cubeful_equity is not None and r.start.score is not None:
+        mwc = Figure(r.estimate.cubeful_equity, r.estimate.cubeful_equity_se)
+        equity = normalised(r.start, c, mwc)
+        a = r.cube_actions()
+        lines.append(
+            f"{_score_text(r.start)}: cubeful MWC ({c.cube_spec}) {100 * mwc.value:.2f}%"
+            + (f", SE {100 * mwc.se:.2f}%" if mwc.se is not None else "")
+            + f"; normalised equity {equity.value:+.4f}"
+            + (f", SE {equity.se:.4f}" if equity.se is not None else "")
+            + f"; {a['doubles']} doubles, {a['takes']} takes, {a['passes']} passes"
+        )
+    elif c.cubeful and r.estimate.cubeful_equity is not None:
         se = r.estimate.cubeful_equity_se
         raw_se = r.raw.cubeful_equity_se
         a = r.cube_actions()
@@ -280,6 +297,14 @@ def format_result(r: RolloutResult) -> str:
             + f"; {a['doubles']} doubles, {a['takes']} takes, {a['passes']} passes"
         )
     return "\n".join(lines)
+
+
+def _score_text(start: RolloutStart) -> str:
+    """"5-away against 3-away (post-Crawford)" for a start at a match score."""
+    score = start.score
+    assert score is not None
+    kind = " (Crawford game)" if score.crawford else " (post-Crawford)" if score.post_crawford else ""
+    return f"{score.away}-away against {score.opp_away}-away{kind}"
 
 
 def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:
@@ -315,18 +340,29 @@ def format_cube_decision(d: CubeDecisionRollout) -> str:
     reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
     nd, dt, dp = d.figures
     margin, take = d.margin, d.take_margin
+    mwcs = d.mwc_figures()
 
     def se(value: float | None) -> str:
         return "" if value is None else f"  SE {value:.4f}"
 
+    def mwc(k: int) -> str:
+        if mwcs is None:
+            return ""
+        figure = mwcs[k]
+        if isinstance(figure, float):
+            return f"   MWC {100 * figure:6.2f}%"
+        return f"   MWC {100 * figure.value:6.2f}%" + ("" if figure.se is None else f" SE {100 * figure.se:.2f}%")
+
+    units = "points per initial cube" if mwcs is None else f"{_score_text(d.start)}, normalised equity"
     lines = [
         f"Cube decision rollout of {d.start.text} for the side on roll: {d.trials} trials a branch, {depth}, "
         f"seed {c.seed}, {reduction}, later cube actions by {c.cube_spec}",
         "  cubeless   Win      W(g)     W(bg)    L(g)     L(bg)    Equity",
         _row("estimate", r.estimate.probabilities, r.estimate.equity, "+"),
-        f"  No double     {nd.value:+.4f}{se(nd.se)}",
-        f"  Double/take   {dt.value:+.4f}{se(dt.se)}",
-        f"  Double/pass   {dp:+.4f}",
+        f"Cubeful ({units}):",
+        f"  No double     {nd.value:+.4f}{se(nd.se)}{mwc(0)}",
+        f"  Double/take   {dt.value:+.4f}{se(dt.se)}{mwc(1)}",
+        f"  Double/pass   {dp:+.4f}{mwc(2)}",
         f"Proper cube action: {d.action}",
         f"  double minus no double {margin.value:+.4f}{se(margin.se)} (paired);"
         f" pass minus take {take.value:+.4f}{se(take.se)}",

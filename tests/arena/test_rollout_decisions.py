@@ -22,6 +22,7 @@ from arena.rollout import (
 from arena.rollout_cube import cube_branches, run_cube_decisions
 from arena.rollout_plays import filtered_candidates, named_candidates, run_play_rollout
 from cube.actions import ProperAction, decide, proper_action
+from cube.match import outcome_mwcs
 from cube.states import CubeState
 from engine import MatchState, Position
 from engine.errors import IllegalMove, InvalidDice, InvalidSpec, NotSupported
@@ -298,3 +299,56 @@ def test_bad_stop_rules_and_levels_are_refused() -> None:
         level("roller").apply(RolloutConfig()).describe()
         == "1-ply, 0-ply from ply 2, truncated after 11 plies at 1-ply"
     )
+
+
+# --- match scores ----------------------------------------------------------------------------------------
+
+
+def test_a_last_roll_at_four_away_two_away_is_gnubgs_double_take() -> None:
+    """7-point match, 4-away against 2-away, a last roll (72.2% to bear off now, the opponent surely next):
+    gnubg 1.07 says Double, take with ND +0.444 (the cubeless equity) and DT +0.633; the rollout's trials
+    are exact here (the two-sided database is the evaluator and no cube turns later), so they agree to 1e-3."""
+    start = RolloutStart.parse("AwAAMAAAAAAAAA:MAHgADAAKAAA")
+    assert start.score is not None and (start.score.away, start.score.opp_away) == (4, 2)
+    decisions, _ = run_cube_decisions([start], RolloutConfig(trials=72, cubeful=True), progress=False)
+    d = decisions[0]
+    nd, dt, dp = d.figures
+    assert nd.value == pytest.approx(0.4444, abs=1e-3) and dt.value == pytest.approx(0.633, abs=1e-3) and dp == 1.0
+    assert d.action == ProperAction.DOUBLE_TAKE
+    mwcs = d.mwc_figures()
+    assert mwcs is not None and mwcs[0].value < mwcs[1].value < mwcs[2]
+
+
+@pytest.mark.parametrize("match_id", ["cInqAAAAAAAA", "MAHgADAAMAAA", "MAGgABAAEAAA"])
+def test_with_the_cube_out_of_play_a_match_rollout_is_the_cubeless_mwc(match_id: str) -> None:
+    """Cube spec ``none`` at a match score: each trial's luck-adjusted MWC is the cubeless MWC of its luck-adjusted
+    outcome (the MWC luck is the cubeless MWC's linear map of the probability luck), to the end of the game."""
+    start = RolloutStart.parse(f"u9uGAAC23VkAAA:{match_id}")
+    assert start.score is not None
+    config = RolloutConfig(trials=72, cubeful=True, cube="none", seed=2)
+    result = run_rollouts([start], config, progress=False)[0]
+    adjusted = result.outcomes.adjusted()
+    w, wg, wbg, lg, lbg = (adjusted[:, k] for k in range(5))
+    results = np.stack([w - wg, wg - wbg, wbg, 1.0 - w - lg, lg - lbg, lbg], axis=1)
+    expected = results @ outcome_mwcs(config.match_table(), start.match_cube())
+    assert np.allclose(result.trial_values(), expected, atol=1e-12, rtol=0)
+
+
+def test_no_cube_decision_in_the_crawford_game_or_with_a_dead_cube() -> None:
+    crawford = RolloutStart.parse(f"{OPENING}:sAHgAGAAGAAA")
+    assert crawford.score is not None and crawford.score.crawford
+    with pytest.raises(NotSupported, match="cube not available: the Crawford game"):
+        cube_branches(crawford)
+    leader = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=7, score=(6, 3), on_roll=0).id}")
+    with pytest.raises(NotSupported, match="dead cube"):
+        cube_branches(leader)  # post-Crawford, 1-away: the cube already wins the match
+
+
+def test_plays_at_a_match_score_rank_by_normalised_equity() -> None:
+    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=5, score=(1, 2), on_roll=0, dice=(3, 1)).id}")
+    candidates = named_candidates(start, ["8/5 6/5", "24/23 13/10"])
+    config = RolloutConfig(trials=72, truncate=6, cubeful=True, seed=4)
+    rollout, _ = run_play_rollout(start, candidates, config, progress=False)
+    ranked = rollout.ranked()
+    assert ranked[0].move == "8/5 6/5" and ranked[1].difference.value < 0.0
+    assert -1.5 < ranked[0].equity.value < 1.5

@@ -117,6 +117,17 @@ def test_save_and_resume_give_the_whole_rollout(capsys: pytest.CaptureFixture[st
     assert code == 0 and js["trials"] < 1296 and "below 0.5" in js["stopped"]
 
 
+def test_a_match_score_cube_decision_in_normalised_equity_and_mwc(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(
+        capsys, "rollout", "AwAAMAAAAAAAAA:MAHgADAAKAAA", "--cube-decision", "--trials", "36", "--json"
+    )
+    js = json.loads(out)
+    d = js["cube_decision"]
+    assert code == 0 and js["match"]["away"] == 4 and js["match"]["opp_away"] == 2
+    assert d["action"] == "Double, take" and d["units"] == "normalised equity at the initial cube"
+    assert 0.0 < d["no_double"]["mwc"] < d["double_take"]["mwc"] < d["double_pass_mwc"] < 1.0
+
+
 BAD: list[tuple[list[str], str]] = [
     (["rollout", START, "--until-se", "0"], "--until-se"),
     (["rollout", START, "--until-se", "-0.1"], "--until-se"),
@@ -137,7 +148,9 @@ BAD: list[tuple[list[str], str]] = [
     (["rollout", START, "--truncate", "-1"], "--truncate"),
     (["rollout", START, "--truncate", "0"], "--truncate"),
     (["rollout", START, "--plies", "3"], "--plies"),
-    (["rollout", SCORED], "money play only"),
+    (["rollout", f"{START}:sAHgAGAAGAAA", "--cube-decision"], "Crawford"),
+    (["rollout", SCORED, "--cube", "jump:0.2"], "jump:0.2"),
+    (["rollout", SCORED, "--met", "nonsense"], "nonsense"),
     (["rollout", f"{START}:{MatchState(cube=2, doubled=True).id}"], "double is pending"),
     (["rollout", START, "--cube", "janowski:0.7"], "needs a cubeful rollout"),
     (["rollout", START, "--cubeful", "--cube", "janowski:2"], "janowski:2"),
@@ -146,6 +159,7 @@ BAD: list[tuple[list[str], str]] = [
     (["rollout", START, "--file", "ids.txt"], "not both"),
     (["rollout", "--file", "missing.txt"], "missing.txt"),
     (["rollout", "--file", "bad.txt"], "bad.txt line 2"),
+    (["rollout", "--file", "mixed.txt"], "money and match"),
     (["rollout", "--file", "empty.txt"], "no position ID"),
 ]
 
@@ -162,7 +176,8 @@ def test_bad_input_is_one_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ids.txt").write_text(f"{START}\n")
-    (tmp_path / "bad.txt").write_text(f"{START}\n{SCORED}\n")
+    (tmp_path / "bad.txt").write_text(f"{START}\nnonsense\n")
+    (tmp_path / "mixed.txt").write_text(f"{START}\n{SCORED}\n")
     (tmp_path / "empty.txt").write_text("# nothing\n\n")
     code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
     assert_clean_error(code, out, err, needle, as_json)
