@@ -707,3 +707,34 @@ def read_labels(out: Path) -> LabelShard:
         raise JumpgammonError(f"{out}: no rollout-label shards there")
     shards = [LabelShard.read(p) for p in paths]
     return LabelShard(*(np.concatenate([getattr(s, n) for s in shards]) for n in LabelShard.ARRAYS))
+
+
+def equity_errors(data: LabelShard, equity: np.ndarray) -> dict[str, dict[str, float | int]]:
+    """Mean absolute error of ``equity`` (each row's cubeless equity, side on roll) against the rollout labels.
+
+    Per group (all rows, each class, each reason): rows, the mean absolute error with its standard
+    error (rows taken as independent), the mean signed error (``equity`` minus label) and the
+    labels' mean SE. The labels' own noise adds to the error: about their SE squared over twice
+    the error, small while the error is well above the SE.
+    """
+    equity = np.asarray(equity, np.float64)
+    if equity.shape != (len(data),):
+        raise ValueError(f"equity of shape {equity.shape} for {len(data)} rows")
+    diff = equity - data.equity.astype(np.float64)
+    groups = [("all", np.ones(len(data), bool))]
+    groups += [(c.label, data.classes == c) for c in PositionClass]
+    groups += [(f"reason_{r.label}", data.reasons == r) for r in Reason]
+    out: dict[str, dict[str, float | int]] = {}
+    for name, mask in groups:
+        n = int(mask.sum())
+        if n == 0:
+            continue
+        a = np.abs(diff[mask])
+        out[name] = {
+            "rows": n,
+            "mae": round(float(a.mean()), 5),
+            "mae_se": round(float(a.std(ddof=1) / math.sqrt(n)), 5) if n > 1 else float("nan"),
+            "mean_error": round(float(diff[mask].mean()), 5),
+            "label_se_mean": round(float(data.equity_se[mask].astype(np.float64).mean()), 5),
+        }
+    return out

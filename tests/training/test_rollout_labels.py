@@ -30,6 +30,7 @@ from training.rollout_labels import (
     PositionClass,
     Reason,
     Selection,
+    equity_errors,
     label,
     label_positions,
     position_classes,
@@ -251,6 +252,31 @@ def test_ray_local_mode_gives_the_same_shards(dataset: tuple[LabelConfig, Path],
     a, b = LabelShard.read(shard_path(out, 0)), LabelShard.read(shard_path(tmp_path / "r", 0))
     for name in LabelShard.ARRAYS:
         assert np.allclose(getattr(a, name), getattr(b, name), atol=1e-6, equal_nan=True), name
+
+
+def test_equity_errors_by_class_and_reason() -> None:
+    n = 4
+    data = LabelShard(
+        boards=np.zeros((n, 26), np.int8),
+        probabilities=np.zeros((n, 5), np.float32),
+        standard_errors=np.zeros((n, 5), np.float32),
+        equity=np.array([0.5, 0.0, -0.2, 0.1], np.float32),
+        equity_se=np.full(n, 0.01, np.float32),
+        raw_equity_se=np.full(n, 0.05, np.float32),
+        equity0=np.zeros(n, np.float32),
+        equity1=np.zeros(n, np.float32),
+        reasons=np.array([Reason.RANDOM, Reason.RANDOM, Reason.CRASHED, Reason.CRASHED], np.int8),
+        classes=np.array([PositionClass.CONTACT] * 2 + [PositionClass.CRASHED] * 2, np.int8),
+        games=np.arange(n),
+        mean_plies=np.full(n, 30.0, np.float32),
+    )
+    errors = equity_errors(data, np.array([0.4, 0.2, -0.2, -0.1]))
+    assert errors["all"]["rows"] == 4 and errors["all"]["mae"] == pytest.approx(0.125, abs=1e-6)
+    assert errors["contact"]["mae"] == pytest.approx(0.15, abs=1e-6)
+    assert errors["crashed"]["mean_error"] == pytest.approx(-0.1, abs=1e-6)
+    assert errors["reason_crashed"] == errors["crashed"] and "race" not in errors
+    with pytest.raises(ValueError):
+        equity_errors(data, np.zeros(3))
 
 
 # --- the command line ---------------------------------------------------------------------------------
