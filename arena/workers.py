@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
 from typing import Any
@@ -46,13 +48,35 @@ def worker_pool(
 
     Spawn, not fork: numba's and OpenBLAS's thread pools do not survive a fork safely. Both read
     their thread counts when a worker imports them, and workers inherit the environment they
-    start with, so it is set while the pool starts.
+    start with, so it is set while the pool starts. Workers ignore SIGINT from their first
+    instruction (they start with it ignored): Ctrl-C reaches the whole process group, and only
+    the parent answers it, by leaving this block, which terminates the pool.
     """
-    with (
-        scoped_environment(**worker_threads(workers)),
-        mp.get_context("spawn").Pool(workers, initializer, initargs) as pool,
-    ):
-        yield pool
+    with scoped_environment(**worker_threads(workers)):
+        with _interrupts_ignored():
+            pool = mp.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
+        with pool:
+            yield pool
+
+
+def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
+    """A worker's start: SIGINT ignored (the parent handles Ctrl-C), then the pool's own initializer."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextlib.contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block runs, so processes spawned in it start ignoring it (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:

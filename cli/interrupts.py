@@ -28,7 +28,7 @@ GRACE_SECONDS = 10.0  # how long an interrupted command may take to end by itsel
 
 def interrupted_line(command: str, detail: str = "") -> str:
     """The one line a command ended by Ctrl-C prints, with what became of its work when it says."""
-    return f"jumpgammon {command}: interrupted" + (f"; {detail}" if detail else "")
+    return f"jumpgammon{' ' + command if command else ''}: interrupted" + (f"; {detail}" if detail else "")
 
 
 class _Guard:
@@ -66,9 +66,12 @@ _ACTIVE: _Guard | None = None
 
 @contextlib.contextmanager
 def guarded(command: str) -> Iterator[None]:
-    """Handle Ctrl-C as the module says while the block runs (only in the main thread; restored afterwards)."""
+    """Handle Ctrl-C as the module says while the block runs (restored afterwards).
+
+    Nothing changes outside the main thread, or where SIGINT is ignored (a shell's background job).
+    """
     global _ACTIVE
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         yield
         return
     guard = _Guard(command)

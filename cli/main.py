@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "bot-vs-bot money games or matches: points per game (or match wins) with standard error",
     "rollout": "roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
     "experiment": "the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
+    "analyse": "analyse a match or session file (.mat, tournament --save): errors, luck, ratings",
     "ubgi": "run as a UBGI engine on stdin/stdout (Universal Backgammon Interface)",
 }
 EPILOG = """\
@@ -109,23 +110,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in argv
     command = _command_of(argv)
-    try:
-        args = build_parser([command] if command in COMMANDS else []).parse_args(argv)
-    except UsageError as exc:
-        return _fail(str(exc), as_json)
-    with interrupts.guarded(args.command):
+    name = command if command in COMMANDS else None
+    with interrupts.guarded(name or ""):  # from the start: loading a command's modules takes seconds
         try:
-            return int(args.func(args) or 0)
+            return _run(argv, name, as_json)
         except KeyboardInterrupt as exc:
-            return _interrupted(args.command, str(exc), as_json)
-        except (ValueError, OSError) as exc:  # every bad-input error of the library subclasses ValueError
-            if interrupts.caused_by_interrupt(exc):
-                return _interrupted(args.command, "", as_json)
-            return _fail(f"jumpgammon {args.command}: error: {exc}", as_json)
+            return _interrupted(name or "", str(exc), as_json)
         except Exception as exc:  # e.g. numba's SystemError around an interrupt in its unpickling
             if interrupts.caused_by_interrupt(exc):
-                return _interrupted(args.command, "", as_json)
+                return _interrupted(name or "", "", as_json)
             raise
+
+
+def _run(argv: list[str], command: str | None, as_json: bool) -> int:
+    """Parse and run the command line (only ``command``'s module loaded); returns its exit status."""
+    try:
+        args = build_parser([command] if command is not None else []).parse_args(argv)
+    except UsageError as exc:
+        return _fail(str(exc), as_json)
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, OSError) as exc:  # every bad-input error of the library subclasses ValueError
+        if interrupts.caused_by_interrupt(exc):
+            raise
+        return _fail(f"jumpgammon {args.command}: error: {exc}", as_json)
 
 
 def _interrupted(command: str, detail: str, as_json: bool) -> int:
