@@ -1,4 +1,4 @@
-"""Player specs: ``net[:WEIGHTS]@PLY``, ``pubeval``, ``random[:SEED]``, ``gnubg@PLY``, each with a cube spec."""
+"""Player specs: ``net[:WEIGHTS]@PLY``, ``pubeval``, ``random[:SEED]``, ``gnubg@PLY``, ``ubgi:COMMAND``; cube specs."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from players.match_cube import MatchCubeSpec, parse_match_cube_spec
 from players.net import NetPlayer
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
+from players.ubgi import SPEC_PREFIX as UBGI_PREFIX
+from players.ubgi import make_ubgi_player
 from weights import DEFAULT_WEIGHTS
 
-PLAYER_SPECS = "net[:WEIGHTS]@PLY, pubeval, random[:SEED], gnubg@PLY"
+PLAYER_SPECS = "net[:WEIGHTS]@PLY, pubeval, random[:SEED], gnubg@PLY, ubgi:COMMAND"
 MAX_PLIES = 2
 
 
@@ -79,6 +81,8 @@ def make_player(
         cube_spec = parse_cube_spec(cube)
     cubeless = cube_spec.cubeless and (match_spec is None or match_spec.cubeless)
     text = spec.strip()
+    if text.startswith(UBGI_PREFIX):  # an external engine; its cube spec: none, or gnubg for the engine's own
+        return make_ubgi_player(text, cube)
     if text in ("pubeval", "random") or text.startswith("random:"):
         if not cubeless:
             raise InvalidSpec(f"player {text!r} has no probabilities, so it cannot use cube strategy {cube!r}")

@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+import numba
 import numpy as np
 
 from cube.met import DEFAULT_MET, PUBLISHED_METS, MatchEquityTable, met_by_name
@@ -266,6 +267,11 @@ def serve(stdin: TextIO, stdout: TextIO, stderr: TextIO, engine: Engine | None =
 
 
 def main(options: EngineOptions) -> int:
-    """Run the engine on this process's stdin and stdout; returns exit status 0."""
+    """Run the engine on this process's stdin and stdout; returns exit status 0.
+
+    Each question is one position, so the net runs on one thread: numba's thread pool costs more than
+    it gains on a batch that small, and far more on a busy machine (ten times, measured with other jobs).
+    """
+    numba.set_num_threads(1)
     serve(sys.stdin, sys.stdout, sys.stderr, Engine(options))
     return 0
