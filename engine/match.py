@@ -191,7 +191,7 @@ class MatchState:
             XgidPlayer.of_gnubg(self.on_roll),
             cube_exponent=self.cube.bit_length() - 1,
             cube_owner=None if self.cube_owner is None else XgidPlayer.of_gnubg(self.cube_owner),
-            dice=self.dice,
+            dice=(max(self.dice), min(self.dice)),  # as XG writes them (and gnubg keeps them), the higher first
             doubled=self.doubled,
             score_x=self.score[1],
             score_o=self.score[0],

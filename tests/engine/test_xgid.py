@@ -233,3 +233,11 @@ def test_a_bad_xgid_on_the_command_line_is_one_line_and_exit_2(
     bad = "XGID=-b----E-C---eE---c-e----B-:0:0:1:9:0:0:0:0:10"
     argv = ["show", bad] + (["--json"] if as_json else [])
     assert_clean_error(*run_cli(capsys, *argv), needle=bad, as_json=as_json)
+
+
+def test_the_higher_die_is_written_first_as_xg_writes_it() -> None:
+    match = MatchState.from_id("cAkZAAAAAAAA")  # gnubg's 2-6, the lower die first
+    assert match.dice == (2, 6)
+    text = Position.initial().to_xgid(match)
+    assert text.split(":")[4] == "62"
+    assert MatchState.from_xgid(text) == match.with_(dice=(6, 2))
