@@ -221,11 +221,13 @@ def analyse_checker(
     met: MatchEquityTable | None,
     alternatives: int,
     bar: tqdm | None = None,
+    deep: dict[bytes, np.ndarray] | None = None,
 ) -> tuple[list[CheckerDecision], np.ndarray]:
     """Every roll's play judged at ``plies`` (module docstring), and each turn's played-child row index.
 
     Returns the decisions (without luck; see :func:`analyse_decisions`) and, per turn, the mover's
-    (EMG, MWC) after the play made as a (n, 2) array.
+    (EMG, MWC) after the play made as a (n, 2) array. ``deep`` collects the probabilities of every
+    board evaluated at ``plies`` (keyed by its bytes, side on roll's view) for the cube analysis.
     """
     n = len(turns)
     if n == 0:
@@ -261,6 +263,8 @@ def analyse_checker(
         if len(rows):
             emg[rows], mwc[rows] = values_after_play(met, kids[rows], probs[rows], row_context[rows], contexts)
         depth[rows] = plies
+        if deep is not None:
+            deep.update((kids[r].tobytes(), probs[r]) for r in rows)
     else:
         _advance(bar, n)
     order = np.lexsort((-emg, -depth, segment))  # per decision: deepest first, then best
@@ -361,17 +365,33 @@ def analyse_luck(
 
 
 def analyse_cube(
-    ev: BoardEvaluator, turns: Sequence[CubeTurn], plies: int, met: MatchEquityTable | None, bar: tqdm | None = None
+    ev: BoardEvaluator,
+    turns: Sequence[CubeTurn],
+    plies: int,
+    met: MatchEquityTable | None,
+    bar: tqdm | None = None,
+    deep: dict[bytes, np.ndarray] | None = None,
 ) -> list[CubeDecisionAnalysis]:
-    """Each turn where the side on roll could double, judged at ``plies`` (module docstring)."""
+    """Each turn where the side on roll could double, judged at ``plies`` (module docstring).
+
+    ``deep`` holds probabilities already found at ``plies`` (the plays the checker analysis looked
+    at again: the position before a cube decision is the play made just before it).
+    """
     n = len(turns)
     if n == 0:
         return []
     boards = np.stack([t.position.array for t in turns])
     probs = np.empty((n, 5))
-    for lo in range(0, n, DEEP_CHUNK):
-        probs[lo : lo + DEEP_CHUNK] = evaluate_plies(ev, boards[lo : lo + DEEP_CHUNK], plies)
-        _advance(bar, len(probs[lo : lo + DEEP_CHUNK]))
+    known = deep if deep is not None and plies > 0 else {}
+    found = [i for i in range(n) if boards[i].tobytes() in known]
+    for i in found:
+        probs[i] = known[boards[i].tobytes()]
+    _advance(bar, len(found))
+    missing = np.setdiff1d(np.arange(n), found)
+    for lo in range(0, len(missing), DEEP_CHUNK):
+        part = missing[lo : lo + DEEP_CHUNK]
+        probs[part] = evaluate_plies(ev, boards[part], plies)
+        _advance(bar, len(part))
     out: list[CubeDecisionAnalysis] = []
     money = [i for i, t in enumerate(turns) if t.cube.match is None]
     triples: dict[int, tuple[ProperAction, float, float, float, float, tuple[float, float, float] | None]] = {}
@@ -498,10 +518,11 @@ def analyse_decisions(
     cube_turns = [t for m in matches for g in m.games for t in g.cube]
     total = 2 * len(checker_turns) + len(cube_turns)
     with tqdm(total=total, unit="position", disable=not progress, desc=f"analysis at {plies} ply", leave=False) as bar:
-        checker, after = analyse_checker(ev, checker_turns, plies, met, alternatives, bar)
+        deep: dict[bytes, np.ndarray] = {}
+        checker, after = analyse_checker(ev, checker_turns, plies, met, alternatives, bar, deep)
         luck = analyse_luck(ev, checker_turns, met, bar)
         checker = [replace(d, luck=lk) for d, lk in zip(checker, luck, strict=True)]
-        cubes = analyse_cube(ev, cube_turns, plies, met, bar)
+        cubes = analyse_cube(ev, cube_turns, plies, met, bar, deep)
     out = []
     c0 = k0 = 0
     for m in matches:
