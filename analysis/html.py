@@ -67,10 +67,10 @@ def _graph_png(m: MatchAnalysis, g: GameAnalysis) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _table(rows: list[list[str]]) -> str:
+def _table(rows: list[list[str]], css: str = "alternatives") -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-    return f'<table class="summary"><tr>{head}</tr>{body}</table>'
+    return f'<table class="{css}"><tr>{head}</tr>{body}</table>'
 
 
 def _units(m: MatchAnalysis, value: float) -> str:
@@ -150,7 +150,7 @@ def _game(m: MatchAnalysis, g: GameAnalysis) -> str:
 
 
 def _summary(players: tuple[PlayerSummary, PlayerSummary], money: bool, m: MatchAnalysis | None) -> str:
-    return _table(summary_rows(m, players, money))
+    return _table(summary_rows(m, players, money), "summary")
 
 
 def render_html(a: FileAnalysis, games: Sequence[tuple[MatchAnalysis, GameAnalysis]] | None = None) -> str:

@@ -1,0 +1,65 @@
+"""``jumpgammon analyse``: text, --json (the result dataclasses field by field) and --html, from a .mat file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.analysis.test_inputs import MATCH_3, MONEY_PASS
+from tests.cli.helpers import run_cli
+
+
+@pytest.fixture
+def money(tmp_path: Path) -> Path:
+    path = tmp_path / "money.mat"
+    path.write_text(MONEY_PASS)
+    return path
+
+
+def test_text_report_names_the_errors_and_the_summary(money: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "analyse", str(money), "--no-progress")
+    assert code == 0 and err == ""
+    assert "money session, Alice against Bob" in out
+    assert "pass: wrong pass very bad" in out
+    assert "Overall rating" in out and "PR" in out
+
+
+def test_json_holds_every_decision_with_ranked_alternatives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "match.mat"
+    path.write_text(MATCH_3)
+    code, out, _ = run_cli(capsys, "analyse", str(path), "--json", "--no-progress", "--alternatives", "3")
+    assert code == 0
+    result = json.loads(out)
+    (match,) = result["matches"]
+    assert match["length"] == 3 and match["names"] == ["Alice", "Bob"]
+    moves = [d for g in match["games"] for d in g["checker"]]
+    assert len(moves) == 4
+    for d in moves:
+        equities = [c["equity"] for c in d["candidates"]]
+        assert equities[: min(3, len(equities))] == sorted(equities[: min(3, len(equities))], reverse=True)
+        assert d["played"] in [c["move"] for c in d["candidates"]]
+        assert d["error"] == pytest.approx(
+            max(equities) - next(c["equity"] for c in d["candidates"] if c["move"] == d["played"]), abs=1e-5
+        )
+        assert 0.0 <= d["candidates"][0]["mwc"] <= 1.0
+    players = match["players"]
+    assert players[0]["result"] + players[1]["result"] == pytest.approx(1.0)  # the match is not over: MWCs
+    assert result["met"] == "Kazaross-XG2" and result["plies"] == 0
+
+
+def test_html_page_is_self_contained(money: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "out" / "page.html"
+    page.parent.mkdir()
+    code, _, _ = run_cli(capsys, "analyse", str(money), "--html", str(page), "--no-progress")
+    text = page.read_text()
+    assert code == 0 and text.startswith("<!DOCTYPE html>")
+    assert text.count("data:image/png;base64,") == 1  # one game, one graph
+    assert 'class="summary"' in text and "wrong pass" in text
+    assert "http" not in text.replace("http-equiv", "")  # nothing fetched from elsewhere
+
+
+def test_html_into_a_missing_folder_is_refused_before_any_work(money: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "analyse", str(money), "--html", str(money.parent / "no" / "p.html"))
+    assert code == 2 and "does not exist" in err and out == ""
