@@ -740,17 +740,18 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
     base = load_evaluator(start, bearoff=False)
     encoding = cfg.encoding or base.encoding
     names = [n for n in ALL_NETS if n in base.nets or n in cfg.nets]
+    starts = {name: base.nets[name] if name in base.nets else base.nets[FALLBACK_NET[name]] for name in names}
+    try:  # the start's nets in the candidate's encoding (a crashed net the start lacks: its contact net)
+        recoded = {name: recoded_tensors(net.tensors(), net.config, encoding) for name, net in starts.items()}
+    except ValueError as exc:
+        raise JumpgammonError(f"--start {str(start)!r}: {exc}") from None
     data, provenance = load_phase_data(cfg.data, cfg.validation, cfg.seed, encoding.inputs, "crashed" in names)
     rng = np.random.default_rng(cfg.seed)
     nets: dict[str, Any] = {}
     report: dict[str, dict[str, Any]] = {}
     for name in names:
-        frozen = base.nets[name] if name in base.nets else base.nets[FALLBACK_NET[name]]
-        try:
-            tensors = recoded_tensors(frozen.tensors(), frozen.config, encoding)
-        except ValueError as exc:
-            raise JumpgammonError(f"--start {str(start)!r}: {exc}") from None
-        config = NetConfig(encoding.n_inputs, frozen.config.hidden)
+        tensors = recoded[name]
+        config = NetConfig(encoding.n_inputs, starts[name].config.hidden)
         if name in cfg.widen:
             tensors = widened_tensors(tensors, config, cfg.widen[name], rng)
             config = NetConfig(encoding.n_inputs, cfg.widen[name])
