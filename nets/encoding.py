@@ -67,7 +67,8 @@ _EXTRA_FEATURES: list[str] = [
     "back trapped: rolls (of 36) on which a checker on the own 24-point would not escape (get past the other "
     "side's made points among the 10 in front) / 36",
     "rear trapped: rolls (of 36) on which the rearmost checker (bar 25) would not escape / 36; 0 with none left",
-    "rear containment: 1 - fewest escaping rolls / 36 from the points between the rearmost checker and the 13-point",
+    "rear containment: 1 - fewest escaping rolls / 36 from the points between the rearmost checker (bar 25) and the "
+    "13-point; 0 once it is past the 13-point",
     "rear containment squared: the square of rear containment",
     "containment: 1 - fewest escaping rolls / 36 from any of the points 13-24, whether or not a checker is there",
     "containment squared: the square of containment",
