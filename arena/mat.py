@@ -39,11 +39,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tqdm import tqdm
 
 from engine.match import MAX_CUBE
 from engine.notation import BAR, OFF
@@ -80,16 +83,16 @@ def mat_name(name: str) -> str:
     return "_".join(cleaned.split())[:NAME_LENGTH] or "?"
 
 
-def mat_move(position: Position, dice: tuple[int, int], child_id: str) -> str:
-    """The play from ``position`` (mover's view) to ``child_id`` in Jellyfish notation, one die a part (``25/22 6/0``).
+def mat_move(position: Position, dice: tuple[int, int], child: Position) -> str:
+    """The play from ``position`` (mover's view) to ``child`` in Jellyfish notation, one die a part (``25/22 6/0``).
 
-    Empty when there is no legal play; raises ValueError when ``child_id`` is no play of ``dice``.
+    Empty when there is no legal play; raises ValueError when ``child`` is no play of ``dice``.
     """
-    for move, child in position.plays(dice):
-        if child.id == child_id:
-            parts = zip(move.hops, move.hits, strict=True)
-            return " ".join(f"{_point(src)}/{_point(dst)}{'*' if hit else ''}" for (src, dst), hit in parts)
-    raise ValueError(f"position {child_id!r} is not a play of {dice[0]}{dice[1]} from {position.id}")
+    move = position.move_to(dice, child)
+    if move is None:
+        raise ValueError(f"position {child.id!r} is not a play of {dice[0]}{dice[1]} from {position.id}")
+    parts = zip(move.hops, move.hits, strict=True)
+    return " ".join(f"{_point(src)}/{_point(dst)}{'*' if hit else ''}" for (src, dst), hit in parts)
 
 
 def _point(point: int) -> str:
@@ -112,10 +115,10 @@ def game_lines(
         column = int(event[0]) ^ left_seat
         kind = event[1]
         if kind == "roll":
-            d1, d2, child = int(event[2]), int(event[3]), str(event[4])
+            d1, d2, child = int(event[2]), int(event[3]), Position.from_id(str(event[4]))
             move = mat_move(position, (d1, d2), child)
             cells.append((column, f"{max(d1, d2)}{min(d1, d2)}: {move}".rstrip()))
-            position = Position.from_id(child)
+            position = child
         elif kind == "double":
             offered = int(event[2])
             cells.append((column, f" Doubles => {offered}"))
@@ -196,13 +199,17 @@ def pair_text(result: TournamentResult, block: BlockResult, first_game: int) -> 
     return session_text(block_games(block, first_game), (result.player_a, result.player_b), result.rules)
 
 
-def write_mat_files(folder: Path, result: TournamentResult, blocks: list[BlockResult]) -> list[Path]:
+def write_mat_files(
+    folder: Path, result: TournamentResult, blocks: list[BlockResult], progress: bool = False
+) -> list[Path]:
     """Write one ``.mat`` file per pair into ``folder`` (created; filled atomically via a temporary folder).
 
-    Returns the paths of the files written.
+    Returns the paths of the files written; ``progress`` shows a bar of the files on stderr.
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
+    pairs = sum(block.games // 2 for block in blocks)
+    bar = tqdm(total=pairs, unit="file", desc=".mat files", disable=not progress, file=sys.stderr)
     try:
         written = []
         for block in blocks:
@@ -210,9 +217,11 @@ def write_mat_files(folder: Path, result: TournamentResult, blocks: list[BlockRe
                 name = f"pair_{block.first_pair + j // 2:06d}.mat"
                 (staging / name).write_text(pair_text(result, block, j))
                 written.append(folder / name)
+                bar.update()
         folder.mkdir(exist_ok=True)
         for path in staging.iterdir():
             os.replace(path, folder / path.name)
         return written
     finally:
+        bar.close()
         shutil.rmtree(staging, ignore_errors=True)

@@ -39,7 +39,7 @@ from arena.replay import play_trajectories, replay_block
 from arena.stats import pair_statistics
 from arena.workers import connect_ray, worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
-from engine.errors import InvalidSpec
+from engine.errors import InvalidSpec, raised_by_interrupt
 from players.base import Player
 from players.specs import make_player, same_checker_play
 
@@ -190,12 +190,24 @@ class _Tally:
             return pair_match_wins([b for b in blocks if isinstance(b, MatchBlockResult)])
         return pair_points_of([b for b in blocks if isinstance(b, BlockResult)])
 
-    def running(self) -> tuple[float, float]:
-        """(ppg, se) so far."""
-        pp = self.pair_points()
-        if len(pp) < 2:
-            return (float(pp.mean()) if len(pp) else 0.0), math.nan
-        return float(pp.mean()), float(pp.std(ddof=1) / math.sqrt(len(pp)))
+    def running(self) -> tuple[float, float | None]:
+        """(ppg or MWC, its SE) so far; no SE before two pairs."""
+        mean, se, _ = pair_statistics(self.pair_points())
+        return mean, se
+
+
+def running_text(mean: float, se: float | None, matches: bool) -> str:
+    """The progress bar's figure: A's ppg, or A's match-winning percentage, with its SE (n/a before two pairs)."""
+    if matches:
+        return f"MWC {100 * mean:.1f}% +- " + (f"{100 * se:.1f}%" if se is not None else "n/a")
+    return f"ppg {mean:+.3f} +- " + (f"{se:.3f}" if se is not None else "n/a")
+
+
+def plural(word: str, count: int) -> str:
+    """``word`` for ``count`` things: "1 game", "2 games", "1 match", "2 matches", "1 backgammon"."""
+    if count == 1:
+        return word
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def pair_points_of(blocks: list[BlockResult]) -> np.ndarray:
@@ -345,9 +357,11 @@ def _play_blocks(
     else:
         source = _local_blocks(cfg, players, record, todo)
     started = time.perf_counter()
-    unit, label = ("match", "MWC") if cfg.match_length else ("game", "ppg")
-    bar = tqdm(total=cfg.games, unit=unit, disable=not progress, file=sys.stderr, smoothing=0.1)
-    bar.update(sum(_units(b) for b in tally.blocks.values()))
+    unit = "match" if cfg.match_length else "game"
+    resumed = sum(_units(b) for b in tally.blocks.values())
+    if resumed and progress:
+        print(f"resuming at {resumed:,} of {cfg.games:,} {plural(unit, cfg.games)} from {checkpoint}", file=sys.stderr)
+    bar = tqdm(total=cfg.games, unit=unit, disable=not progress, file=sys.stderr, smoothing=0.1, initial=resumed)
     fresh: set[int] = set()
     try:
         for block in source:
@@ -358,8 +372,17 @@ def _play_blocks(
                 on_block(block)
             bar.update(_units(block))
             fresh.add(block.first_pair)
-            mean, se = tally.running()
-            bar.set_postfix_str(f"{label} {mean:+.3f} +- {se:.3f}")
+            bar.set_postfix_str(running_text(*tally.running(), matches=bool(cfg.match_length)))
+    except (KeyboardInterrupt, Exception) as exc:
+        if not raised_by_interrupt(exc):
+            raise
+        done = sum(_units(b) for b in tally.blocks.values())
+        finished = f"{done:,} of {cfg.games:,} {plural(unit, cfg.games)} finished"
+        if checkpoint is not None:
+            raise KeyboardInterrupt(f"{finished}, kept in {checkpoint}: the same command resumes") from None
+        raise KeyboardInterrupt(
+            f"{finished} and not kept (--checkpoint FILE keeps finished blocks for the same command to resume)"
+        ) from None
     finally:
         bar.close()
     return names, [tally.blocks[k] for k in sorted(tally.blocks)], time.perf_counter() - started, fresh

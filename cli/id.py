@@ -62,7 +62,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Build gnubg position and match IDs from a position (ID or FIBS board) and readable match "
         "fields, or read an ID pair back into those fields.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("id", metavar="POSITIONID[:MATCHID]", nargs="?", default=None, help="(default: the start)")
     p.add_argument("--fibs", metavar="BOARD", default=None, help="take the position and the match from a FIBS board")

@@ -91,13 +91,7 @@ def guarded(command: str) -> Iterator[None]:
 
 def caused_by_interrupt(exc: BaseException) -> bool:
     """Whether ``exc`` is, or follows from, a Ctrl-C: a KeyboardInterrupt in its chain, or any after one."""
-    if _ACTIVE is not None and _ACTIVE.interrupted:
-        return True
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen:
-        if isinstance(link, KeyboardInterrupt):
-            return True
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return False
+    # Imported here, when an exception is judged: the engine package loads numba, which --help must not wait for.
+    from engine.errors import raised_by_interrupt
+
+    return (_ACTIVE is not None and _ACTIVE.interrupted) or raised_by_interrupt(exc)

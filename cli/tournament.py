@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
 from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH, MatchTournamentResult, save_matches
-from arena.tournament import BLOCK_PAIRS, run_match_tournament
-from cli.common import add_json_argument, int_range
+from arena.tournament import BLOCK_PAIRS, plural, run_match_tournament
+from cli.common import CUBE_SPEC_RULE, add_json_argument, int_range, plays_cubeful
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
 from players.match_cube import match_cube_specs
@@ -38,24 +39,36 @@ DEFAULT_GAMES = 2000
 DEFAULT_MATCHES = 200
 
 
+EPILOG = """\
+examples:
+  jumpgammon tournament --a net@0 --b pubeval --games 2000
+  jumpgammon tournament --a net@0 --a-cube jump-local --b net@0 --b-cube janowski:0.7 --games 2000
+  jumpgammon tournament --a net@0 --b gnubg@0 --games 20000 --workers 2 --checkpoint runs/net-gnubg.ledger
+  jumpgammon tournament --a net@0 --a-cube jump:0.1 --b net@0 --b-cube janowski:0.7 --match-length 7 --matches 200
+
+A cube spec other than none plays with the cube (as --cubeful does); --cubeful alone plays with the cube
+while both specs are none (no one doubles). --jacoby and --beavers are cube rules: they need the cube.
+Ctrl-C stops a run: with --checkpoint the finished blocks are kept and the same command resumes."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``tournament`` subcommand."""
     p = sub.add_parser(
         "tournament",
-        help="bot-vs-bot money games: points per game with standard error",
         description=(
             "Play mirrored money games (each dice sequence twice, seats swapped) between players A and B "
-            f"in lockstep batches. Player specs: {PLAYER_SPECS}. Cube specs: {CUBE_SPECS}. "
+            f"in lockstep batches. Player specs: {PLAYER_SPECS}. Cube specs: {CUBE_SPECS}; {CUBE_SPEC_RULE}. "
             "With --match-length N: mirrored N-point matches with the Crawford rule (no Jacoby, no beavers), "
             f"the cube specs then being match cube specs: {match_cube_specs()}."
         ),
+        epilog=EPILOG,
     )
     p.add_argument("--a", required=True, metavar="SPEC", help="player A, e.g. net@0, net:runs/x.jgw@2, pubeval")
-    p.add_argument("--a-cube", default="none", metavar="CUBE", help="A's cube strategy (default none)")
+    p.add_argument("--a-cube", default="none", metavar="CUBE", help="A's cube strategy")
     p.add_argument("--b", required=True, metavar="SPEC", help="player B")
-    p.add_argument("--b-cube", default="none", metavar="CUBE", help="B's cube strategy (default none)")
+    p.add_argument("--b-cube", default="none", metavar="CUBE", help="B's cube strategy")
     p.add_argument(
-        "--games", type=even_games, default=None, help=f"money games, an even number (default {DEFAULT_GAMES})"
+        "--games", type=even_games, default=None, help=f"money games, an even number (default: {DEFAULT_GAMES})"
     )
     p.add_argument(
         "--match-length",
@@ -65,13 +78,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="play N-point matches instead of money games",
     )
     p.add_argument(
-        "--matches", type=even_games, default=None, help=f"matches, an even number (default {DEFAULT_MATCHES})"
+        "--matches", type=even_games, default=None, help=f"matches, an even number (default: {DEFAULT_MATCHES})"
     )
     p.add_argument(
-        "--met", default=None, metavar="NAME", help=f"the players' match equity table (default {DEFAULT_MET})"
+        "--met", default=None, metavar="NAME", help=f"the players' match equity table (default: {DEFAULT_MET})"
     )
-    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
-    p.add_argument("--cubeful", action="store_true", help="play with the doubling cube (default: cubeless)")
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0, help="seed of the dice")
+    p.add_argument("--cubeful", action="store_true", help="play with the cube even when both cube specs are none")
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule: gammons count only after a double")
     p.add_argument("--beavers", action="store_true", help="allow beavers")
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
@@ -82,8 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int_range(1, 65536),
         default=BLOCK_PAIRS,
         metavar="N",
-        help=f"mirrored pairs per lockstep block, the unit a checkpoint keeps (default {BLOCK_PAIRS}; "
-        "smaller for slow players)",
+        help="mirrored pairs per lockstep block, the unit a checkpoint keeps (smaller for slow players)",
     )
     p.add_argument(
         "--checkpoint",
@@ -112,11 +124,15 @@ def _check_output(path: Path | None, option: str, folder: bool) -> None:
 
 
 def _check_match_options(args: argparse.Namespace) -> None:
-    """Refuse options that do not go with money games or with matches."""
+    """Refuse options that do not go with money games or with matches, or the cube rules without the cube."""
     if args.match_length is None:
         for value, option in ((args.matches, "--matches"), (args.met, "--met")):
             if value is not None:
                 raise ValueError(f"{option} needs --match-length")
+        if not plays_cubeful(args.cubeful, args.a_cube, args.b_cube):
+            for value, option in ((args.jacoby, "--jacoby"), (args.beavers, "--beavers")):
+                if value:
+                    raise ValueError(f"{option} is a cube rule: play with the cube (--cubeful or a cube spec)")
         return
     for value, option in (
         (args.games, "--games (money games; count matches with --matches)"),
@@ -140,7 +156,9 @@ def run(args: argparse.Namespace) -> int:
         b=PlayerSpec(args.b, args.b_cube),
         games=args.games or DEFAULT_GAMES,
         seed=args.seed,
-        rules=Rules(cubeful=args.cubeful, jacoby=args.jacoby, beavers=args.beavers),
+        rules=Rules(
+            cubeful=plays_cubeful(args.cubeful, args.a_cube, args.b_cube), jacoby=args.jacoby, beavers=args.beavers
+        ),
         compare_cube=not args.no_compare_cube,
         block_pairs=args.block_pairs,
     )
@@ -149,15 +167,25 @@ def run(args: argparse.Namespace) -> int:
     result, blocks = run_tournament(
         cfg, workers=args.workers, ray_address=args.ray, record=record, checkpoint=args.checkpoint
     )
+    started = time.perf_counter()
     if args.save is not None:
         save_games(args.save, result, blocks)
     if args.mat is not None:
-        write_mat_files(args.mat, result, blocks)
+        write_mat_files(args.mat, result, blocks, progress=True)
+    written = _written(args, time.perf_counter() - started)
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps({**result.to_json(), **({"files": written} if written else {})}))
     else:
         print(format_result(result))
+        if written:
+            print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
     return 0
+
+
+def _written(args: argparse.Namespace, seconds: float) -> dict[str, Any] | None:
+    """The files of --save and --mat and the seconds they took to write (None when neither was asked)."""
+    paths = [str(path) for path in (args.save, getattr(args, "mat", None)) if path is not None]
+    return {"paths": paths, "seconds": round(seconds, 3)} if paths else None
 
 
 def _run_matches(args: argparse.Namespace) -> int:
@@ -177,10 +205,22 @@ def _run_matches(args: argparse.Namespace) -> int:
     result, blocks = run_match_tournament(
         cfg, workers=args.workers, ray_address=args.ray, record=args.save is not None, checkpoint=args.checkpoint
     )
+    started = time.perf_counter()
     if args.save is not None:
         save_matches(args.save, result, blocks)
-    print(json.dumps(result.to_json()) if args.json else format_match_result(result))
+    written = _written(args, time.perf_counter() - started)
+    if args.json:
+        print(json.dumps({**result.to_json(), **({"files": written} if written else {})}))
+    else:
+        print(format_match_result(result))
+        if written:
+            print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
     return 0
+
+
+def _count(n: int, word: str) -> str:
+    """``n`` things, the word in the number it needs ("1 mirrored pair", "2 backgammons")."""
+    return f"{n:,} {plural(word, n)}"
 
 
 def format_match_result(r: MatchTournamentResult) -> str:
@@ -190,22 +230,26 @@ def format_match_result(r: MatchTournamentResult) -> str:
     lines = [
         f"{r.player_a} vs {r.player_b}: {r.match_length}-point matches, A wins {100 * r.mwc:.1f}%, "
         f"SE {se}, 95% interval {ci}",
-        f"  {r.matches} matches ({r.pairs} mirrored pairs, seed {r.seed}, MET {r.met}) in {r.seconds:.1f} s, "
-        f"{r.matches_per_second:.2f} matches/s, {r.games_per_second:.1f} games/s",
-        f"  {r.games} games, {r.mean_games_per_match:.2f} per match; {r.crawford_games} Crawford games, "
-        f"{r.post_crawford_games} post-Crawford",
+        f"  {_count(r.matches, 'match')} ({_count(r.pairs, 'mirrored pair')}, seed {r.seed}, MET {r.met}) "
+        f"in {r.seconds:.1f} s, {r.matches_per_second:.2f} matches/s, {r.games_per_second:.1f} games/s",
+        f"  {_count(r.games, 'game')}, {r.mean_games_per_match:.2f} per match; "
+        f"{_count(r.crawford_games, 'Crawford game')}, {r.post_crawford_games:,} post-Crawford",
     ]
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(
-            f"  {label}: {s.matches_won} matches, {s.games_won} games, {s.gammons} gammons, {s.backgammons} backgammons"
+            f"  {label}: {_count(s.matches_won, 'match')}, {_count(s.games_won, 'game')}, "
+            f"{_count(s.gammons, 'gammon')}, {_count(s.backgammons, 'backgammon')}"
         )
     for label, s in rows:
         lines.append(
-            f"  {label} cube: {s.doubles} doubles, {s.takes} takes, {s.passes} passes, {s.too_good} too good; "
-            f"disagreements {s.cube_disagreements} of {s.cube_decisions}"
+            f"  {label} cube: {_count(s.doubles, 'double')}, {_count(s.takes, 'take')}, {_count(s.passes, 'pass')}, "
+            f"{s.too_good:,} too good; disagreements {s.cube_disagreements:,} of {s.cube_decisions:,}"
         )
-    lines.append(f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; {r.passes_ending_games} passes")
+    lines.append(
+        f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; "
+        f"{_count(r.passes_ending_games, 'game')} ended by a pass"
+    )
     return "\n".join(lines)
 
 
@@ -213,22 +257,34 @@ def format_result(r: TournamentResult) -> str:
     """Human-readable summary from A's view."""
     se = f"{r.se:.3f}" if r.se is not None else "n/a"
     ci = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]" if r.ci95 is not None else "n/a"
+    rules = ", ".join(
+        ["cubeful" if r.rules["cubeful"] else "cubeless"]
+        + [name for name in ("jacoby", "beavers") if r.rules.get(name)]
+    )
     lines = [
-        f"{r.player_a} vs {r.player_b}: {r.ppg:+.4f} ppg, SE {se}, 95% interval {ci}",
-        f"  {r.games} games ({r.pairs} mirrored pairs, seed {r.seed}) in {r.seconds:.1f} s, "
-        f"{r.games_per_second:.1f} games/s",
+        f"{r.player_a} vs {r.player_b}: {r.ppg:+.3f} ppg, SE {se}, 95% interval {ci}",
+        f"  {_count(r.games, 'game')} ({_count(r.pairs, 'mirrored pair')}, seed {r.seed}, {rules}) "
+        f"in {r.seconds:.1f} s, {r.games_per_second:.1f} games/s",
     ]
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
-        lines.append(f"  {label}: {s.wins} wins, {s.gammons} gammons, {s.backgammons} backgammons")
+        lines.append(
+            f"  {label}: {_count(s.wins, 'win')}, {_count(s.gammons, 'gammon')}, {_count(s.backgammons, 'backgammon')}"
+        )
     if r.rules["cubeful"]:
         for label, s in rows:
+            lookahead = (
+                f"; the 441-roll lookahead judged {s.lookaheads:,} of its {s.cube_evaluations:,} cube positions"
+                if s.lookaheads
+                else ""
+            )
             lines.append(
-                f"  {label} cube: {s.doubles} doubles, {s.takes} takes, {s.passes} passes, {s.beavers} beavers, "
-                f"{s.too_good} too good; disagreements {s.cube_disagreements} of {s.cube_decisions}; "
-                f"lookaheads {s.lookaheads} of {s.cube_evaluations} positions judged"
+                f"  {label} cube: {_count(s.doubles, 'double')}, {_count(s.takes, 'take')}, "
+                f"{_count(s.passes, 'pass')}, {_count(s.beavers, 'beaver')}, {s.too_good:,} too good; "
+                f"disagreements {s.cube_disagreements:,} of {s.cube_decisions:,}{lookahead}"
             )
         lines.append(
-            f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; {r.passes_ending_games} passes"
+            f"  final cube: mean {r.mean_final_cube:.2f}, max {r.max_final_cube}; "
+            f"{_count(r.passes_ending_games, 'game')} ended by a pass"
         )
     return "\n".join(lines)

@@ -78,3 +78,19 @@ class InvalidWeights(JumpgammonError):
 
 class NotSupported(JumpgammonError):
     """A valid input that this program does not handle yet (a match score in a rollout, a pending double)."""
+
+
+def raised_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is a KeyboardInterrupt or was raised while handling one (its cause or context chain).
+
+    numba, for one, wraps an interrupt that lands in its dispatcher as ``SystemError(... returned a
+    result with an exception set)`` caused by the KeyboardInterrupt.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False

@@ -79,21 +79,13 @@ def board_from_key(key: bytes, shown: str | None = None) -> np.ndarray:
     what = "position ID" if shown is not None else "position key"
     if len(key) != POSITION_KEY_BYTES:
         raise InvalidPositionId(f"{what} {label!r} has {len(key)} bytes, expected 10")
-    value = int.from_bytes(key, "little")
-    counts: list[int] = []
-    run = 0
-    for i in range(80):
-        if (value >> i) & 1:
-            run += 1
-        else:
-            counts.append(run)
-            run = 0
-            if len(counts) == 50:
-                if value >> (i + 1):
-                    raise InvalidPositionId(f"{what} {label!r} has checker bits after the 50th separator")
-                break
-    if len(counts) < 50:
+    # The 80 bits, least significant first: runs of 1s (checkers) between 0s (separators).
+    runs = format(int.from_bytes(key, "little"), "080b")[::-1].split("0")
+    if len(runs) <= 50:
         raise InvalidPositionId(f"{what} {label!r} needs more than 80 bits (too many checkers)")
+    if any(runs[50:]):
+        raise InvalidPositionId(f"{what} {label!r} has checker bits after the 50th separator")
+    counts = [len(run) for run in runs[:50]]
     theirs, mine = counts[:25], counts[25:]
     for side, name in ((theirs, "the side not on roll"), (mine, "the side on roll")):
         if sum(side) > 15:

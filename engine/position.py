@@ -237,13 +237,26 @@ class Position:
         """Every distinct legal play of ``dice`` with the resulting position (opponent on roll)."""
         d1, d2 = check_dice(dice)
         boards, moves = plays_with_moves(self.array, d1, d2)
-        out = []
-        for board, row in zip(boards, moves, strict=True):
-            # Highest source first, so one checker's hops chain up in the notation.
-            hops = tuple(sorted(((int(row[k]), int(row[k + 1])) for k in range(0, 8, 2) if row[k] >= 0), reverse=True))
-            _, hits = replay_hops(self.array, hops)
-            out.append((Move(hops, hits), Position(-board[::-1], _trusted=True)))
-        return out
+        pairs = zip(boards, moves, strict=True)
+        return [(self._move(row), Position(-board[::-1], _trusted=True)) for board, row in pairs]
+
+    def move_to(self, dice: tuple[int, int], child: Position) -> Move | None:
+        """The play of ``dice`` that leads to ``child`` (seen by the opponent, on roll), or None if none does.
+
+        The same Move :meth:`plays` pairs with that child, at the cost of one notation instead of all.
+        """
+        d1, d2 = check_dice(dice)
+        boards, moves = plays_with_moves(self.array, d1, d2)
+        wanted = np.frombuffer(child._bytes, dtype=np.int8)[::-1] * -1
+        found = np.flatnonzero((boards == wanted).all(axis=1))
+        return self._move(moves[found[0]]) if len(found) else None
+
+    def _move(self, row: np.ndarray) -> Move:
+        """The Move of one row of ``plays_with_moves`` (hops as from, to pairs; -1 unused), hits replayed."""
+        # Highest source first, so one checker's hops chain up in the notation.
+        hops = tuple(sorted(((int(row[k]), int(row[k + 1])) for k in range(0, 8, 2) if row[k] >= 0), reverse=True))
+        _, hits = replay_hops(self.array, hops)
+        return Move(hops, hits)
 
     def children(self, dice: tuple[int, int]) -> list[Position]:
         """Every distinct position after a legal play of ``dice``, seen by the opponent (on roll).

@@ -190,14 +190,14 @@ def test_names_lose_what_gnubg_reads_as_a_score_or_rating_separator() -> None:
 def test_plays_are_written_one_die_at_a_time_and_a_dance_is_the_roll_alone() -> None:
     start = Position.initial()
     run = next(c for m, c in start.plays((6, 5)) if str(m) == "24/13")
-    assert mat_move(start, (6, 5), run.id) == "24/18 18/13"
+    assert mat_move(start, (6, 5), run) == "24/18 18/13"
     closed = np.zeros(26, np.int64)
     closed[25], closed[6] = 2, 13
     closed[19:25], closed[18] = -2, -3
     board = Position(closed)
-    assert mat_move(board, (3, 3), board.children((3, 3))[0].id) == ""
+    assert mat_move(board, (3, 3), board.children((3, 3))[0]) == ""
     with pytest.raises(ValueError):
-        mat_move(start, (6, 5), start.id)
+        mat_move(start, (6, 5), start)
 
 
 def _opening_then_double(answer: str) -> list[list[Any]]:

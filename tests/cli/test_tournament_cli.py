@@ -1,0 +1,154 @@
+"""``tournament`` as a user meets it: the cube rule, interruptions, resuming, .mat export, the printed figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import arena.tournament
+from arena.tournament import TournamentConfig
+from engine import Position
+from tests.cli.helpers import assert_clean_error, run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tournament_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    code, out, err = run_cli(capsys, "tournament", *argv, "--json")
+    assert code == 0, err
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def test_a_cube_spec_plays_with_the_cube(capsys: pytest.CaptureFixture[str]) -> None:
+    """--a-cube janowski:0.7 without --cubeful plays the cubeful games --cubeful plays (it used to play cubeless)."""
+    base = ["--a", "net@0", "--a-cube", "janowski:0.7", "--b", "pubeval", "--games", "4"]
+    implied = tournament_json(capsys, *base)
+    explicit = tournament_json(capsys, *base, "--cubeful")
+    assert implied["rules"]["cubeful"] is True
+    for result in (implied, explicit):
+        result.pop("seconds")
+        result.pop("games_per_second")
+    assert implied == explicit
+    assert implied["a"]["cube_decisions"] > 0
+    plain = tournament_json(capsys, "--a", "net@0", "--b", "pubeval", "--games", "4", "--a-cube", "none")
+    assert plain["rules"]["cubeful"] is False
+
+
+@pytest.mark.parametrize("rule", ["--jacoby", "--beavers"])
+def test_cube_rules_without_the_cube_are_refused(capsys: pytest.CaptureFixture[str], rule: str) -> None:
+    """--jacoby without the cube made every gammon count single in cubeless games (+0.53 ppg for +0.71)."""
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--games", "2", rule)
+    assert_clean_error(code, out, err, rule, as_json=False)
+
+
+def _interrupt_second_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the tournament's second block end in Ctrl-C."""
+    play = TournamentConfig.play
+    calls = []
+
+    def play_then_interrupt(self: TournamentConfig, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return play(self, *args, **kwargs)
+
+    monkeypatch.setattr(TournamentConfig, "play", play_then_interrupt)
+
+
+def test_an_interrupted_tournament_says_what_became_of_its_games(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    argv = ["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "8", "--block-pairs", "2"]
+    _interrupt_second_block(monkeypatch)
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 130 and out == ""
+    assert "interrupted; 4 of 8 games finished and not kept (--checkpoint FILE keeps finished blocks" in err
+    ledger = tmp_path / "ledger.jsonl"
+    _interrupt_second_block(monkeypatch)
+    code, _, err = run_cli(capsys, *argv, "--checkpoint", str(ledger))
+    assert code == 130 and f"4 of 8 games finished, kept in {ledger}: the same command resumes" in err
+    monkeypatch.undo()
+    code, out, err = run_cli(capsys, *argv, "--checkpoint", str(ledger))
+    assert code == 0 and f"resuming at 4 of 8 games from {ledger}" in err and "8 games (4 mirrored pairs" in out
+
+
+def test_an_interrupt_wrapped_by_numba_still_reports_the_games(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play = TournamentConfig.play
+    calls = []
+
+    def numba_like(self: TournamentConfig, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("CPUDispatcher(<function>) returned a result with an exception set") from exc
+        return play(self, *args, **kwargs)
+
+    monkeypatch.setattr(TournamentConfig, "play", numba_like)
+    argv = ["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "8", "--block-pairs", "2", "--json"]
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 130 and "4 of 8 games finished and not kept" in json.loads(out)["error"]
+
+
+def test_mat_export_is_timed_shown_and_does_not_list_every_play(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The export named each game's plays by listing every legal play of every roll (24.8 s for 400 games)."""
+    folder = tmp_path / "mats"
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--games", "6", "--mat", str(folder))
+    assert code == 0 and f"{folder} written in " in out and ".mat files: 100%" in err
+    texts = {p.name: p.read_text() for p in folder.iterdir()}
+    assert len(texts) == 3
+
+    def refused(self: Position, dice: tuple[int, int]) -> Any:
+        raise AssertionError("the .mat export listed every play of a roll")
+
+    monkeypatch.setattr(Position, "plays", refused)
+    again = tmp_path / "again"
+    result = tournament_json(capsys, "--a", "net@0", "--b", "pubeval", "--games", "6", "--mat", str(again))
+    assert {p.name: p.read_text() for p in again.iterdir()} == texts
+    assert result["files"]["paths"] == [str(again)] and result["files"]["seconds"] >= 0
+
+
+def test_one_pair_reads_in_the_singular_and_has_no_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--games", "2", "--seed", "3")
+    assert code == 0
+    assert "(1 mirrored pair, seed 3, cubeless)" in out and "SE n/a" in out
+    assert "mirrored pairs" not in out and "1 backgammons" not in out and "1 gammons" not in out
+    assert "nan" not in err and "+- n/a" in err
+
+
+def test_match_bar_shows_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--a", "net@0", "--b", "pubeval", "--match-length", "1", "--matches", "4", "--block-pairs", "1"]
+    code, out, err = run_cli(capsys, "tournament", *argv)
+    assert code == 0 and "A wins" in out
+    bar = err.replace("\r", "\n").splitlines()
+    assert any("MWC " in line and "% +- " in line for line in bar), err
+    assert arena.tournament.running_text(0.95, 0.034, matches=True) == "MWC 95.0% +- 3.4%"
+
+
+def test_top_level_help_loads_no_command(tmp_path: Path) -> None:
+    """``jumpgammon --help`` took about 3 s: it imported every command, numba and scipy with them."""
+    script = (
+        "import contextlib, io, json, sys, cli.main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):\n"
+        "    cli.main.main(['--help'])\n"
+        "bad = cli.main.main(['nonsense'])\n"
+        "print(json.dumps({'help': out.getvalue(), 'bad': bad, 'loaded': sorted(\n"
+        "    m for m in ('numba', 'numpy', 'scipy', 'torch', 'cli.tournament', 'cli.eval') if m in sys.modules)}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, check=True
+    )
+    report = json.loads(done.stdout)
+    assert report["loaded"] == [] and report["bad"] == 2
+    assert "tournament" in report["help"] and "examples:" in report["help"]
