@@ -36,7 +36,16 @@ from arena.rollout import (
 from arena.rollout_cube import CubeDecisionRollout, branch_starts, run_cube_decisions
 from arena.rollout_plays import PlayRollout, filtered_candidates, named_candidates, run_play_rollout
 from arena.stats import Figure
-from cli.common import PLIES, add_json_argument, add_met_argument, existing_file, float_range, int_range
+from cli.common import (
+    CUBE_SPEC_RULE,
+    PLIES,
+    add_json_argument,
+    add_met_argument,
+    existing_file,
+    float_range,
+    int_range,
+    plays_cubeful,
+)
 from cli.tournament import CUBE_SPECS
 
 MAX_TRIALS = 10_000_000
@@ -68,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"trials per position (default {DEFAULT_TRIALS}; with --resume, the new total)",
     )
     p.add_argument("--cubeful", action="store_true", help="play with the doubling cube; report the cubeful equity")
-    p.add_argument("--cube", default=None, metavar="CUBE", help="both sides' cube strategy (needs --cubeful)")
+    p.add_argument("--cube", default=None, metavar="CUBE", help=f"both sides' cube strategy; {CUBE_SPEC_RULE}")
     p.add_argument(
         "--cube-decision",
         action="store_true",
@@ -149,11 +158,12 @@ def new_request(args: argparse.Namespace) -> Request:
         texts = [s.text for s in starts]
     else:
         starts, texts = [RolloutStart.parse(args.id)], [args.id]
+    cubeful = plays_cubeful(args.cubeful, args.cube) or args.cube_decision or is_match(starts)  # matches: cubeful
     config = RolloutConfig(
         trials=args.trials or DEFAULT_TRIALS,
-        cubeful=args.cubeful or args.cube_decision or is_match(starts),  # match play is cubeful
+        cubeful=cubeful,
         met=args.met if is_match(starts) else None,
-        cube=args.cube,
+        cube=args.cube if cubeful else None,  # --cube none alone: cubeless
         seed=args.seed,
         variance_reduction=not args.no_variance_reduction,
         weights=str(args.weights) if args.weights is not None else None,

@@ -152,7 +152,6 @@ BAD: list[tuple[list[str], str]] = [
     (["rollout", SCORED, "--cube", "jump:0.2"], "jump:0.2"),
     (["rollout", SCORED, "--met", "nonsense"], "nonsense"),
     (["rollout", f"{START}:{MatchState(cube=2, doubled=True).id}"], "double is pending"),
-    (["rollout", START, "--cube", "janowski:0.7"], "needs a cubeful rollout"),
     (["rollout", START, "--cubeful", "--cube", "janowski:2"], "janowski:2"),
     (["rollout", START, "--cubeful", "--cube", "jump:x"], "jump:x"),
     (["rollout"], "--file"),
