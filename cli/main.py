@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "experiment": "the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
     "analyse": "analyse a match or session file (.mat, tournament --save): errors, luck, ratings",
     "ubgi": "run as a UBGI engine on stdin/stdout (Universal Backgammon Interface)",
+    "serve": "HTTP API (evaluate, hint, cube, rollout) and a web board at /",
 }
 EPILOG = """\
 examples:

@@ -20,6 +20,7 @@ from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeState
 from engine.match import MatchState
 from engine.position import Position
+from nets.base import BoardEvaluator
 from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice
 from nets.evaluator import Evaluator
 from nets.lookahead import evaluate_plies, rank_moves
@@ -204,7 +205,7 @@ def analyse(
     return result
 
 
-def moves_json(ev: Evaluator, position: Position, dice: tuple[int, int], plies: int) -> list[dict[str, Any]]:
+def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int) -> list[dict[str, Any]]:
     """Every legal play ranked like gnubg's hint (mover's view)."""
     ranked = rank_moves(ev, position, dice, plies)
     best = ranked[0].equity
@@ -223,7 +224,7 @@ def moves_json(ev: Evaluator, position: Position, dice: tuple[int, int], plies: 
 
 
 def moves_mwc_json(
-    ev: Evaluator, position: Position, dice: tuple[int, int], plies: int, met: MatchEquityTable, cube: MatchCube
+    ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int, met: MatchEquityTable, cube: MatchCube
 ) -> list[dict[str, Any]]:
     """Every legal play ranked by the mover's MWC at the match score (mover's view).
 
