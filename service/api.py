@@ -158,7 +158,7 @@ def describe(position: Position, match: MatchState) -> dict[str, Any]:
         "off": list(position.off),
         "on_roll": match.on_roll,
         "dice": list(match.dice),
-        "cube": match.cube,
+        "cube_value": match.cube,
         "cube_state": str(cube_state_of(match)),
         "match_length": match.match_length,
         "score": [match.score[match.on_roll], match.score[1 - match.on_roll]],
