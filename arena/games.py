@@ -377,6 +377,7 @@ def play_block(
     record: bool = False,
     compare_cube: bool = True,
     children: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    on_games_done: Callable[[int], None] | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
 
@@ -384,6 +385,7 @@ def play_block(
     both players, so that their disagreements on the same positions are counted. ``children``
     (pair indices within the block, plies) -> the boards after those moves replaces the players'
     checker play (a replay, :mod:`arena.replay`); the cube turns are played as always.
+    ``on_games_done`` hears how many more games have ended after each turn (for a progress bar).
     """
     n = 2 * n_pairs
     pair = np.arange(n) // 2
@@ -401,6 +403,7 @@ def play_block(
         record=record,
     )
     before = [decider_counts(p) for p in players]
+    live = n
     while g.live.any():
         if rules.cubeful:
             g.cube_turn()
@@ -412,6 +415,9 @@ def play_block(
             g.move(idx, rolls)
         else:
             g.apply_moves(idx, rolls, children(pair[idx], g.ply[idx]))
+        if on_games_done is not None and (still := int(g.live.sum())) < live:
+            on_games_done(live - still)
+            live = still
     after = [decider_counts(p) for p in players]
     return BlockResult(
         first_pair=first_pair,

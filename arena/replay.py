@@ -13,6 +13,7 @@ the cost of a cube-strategy comparison becomes that of its cube decisions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,11 +48,14 @@ class Trajectories:
         return self.boards[self.starts[pairs] + plies + 1]
 
 
-def play_trajectories(player: Player, seed: int, first_pair: int, n_pairs: int) -> Trajectories:
+def play_trajectories(
+    player: Player, seed: int, first_pair: int, n_pairs: int, on_pairs_done: Callable[[int], None] | None = None
+) -> Trajectories:
     """The cubeless game of each pair ``first_pair ..`` with ``player`` in both seats, on the pairs' dice.
 
     The dice and the opening side are those of :func:`arena.games.play_block`, so a replay over
     these trajectories is the block ``play_block`` plays with two players moving as ``player`` does.
+    ``on_pairs_done`` hears how many more pairs' games have ended after each move (for a progress bar).
     """
     dice = DiceStreams.for_pairs(seed, first_pair, n_pairs)
     opening = dice.rolls[:, 0]
@@ -66,12 +70,16 @@ def play_trajectories(player: Player, seed: int, first_pair: int, n_pairs: int) 
     seen_pairs = [pair]
     seen_plies = [np.zeros(n_pairs, np.int64)]
     seen_boards = [g.boards.copy()]
+    live = n_pairs
     while g.live.any():
         idx = np.flatnonzero(g.live)
         kids, _ = g.move(idx, dice.at(idx, g.ply[idx]))
         seen_pairs.append(idx)
         seen_plies.append(g.ply[idx].copy())
         seen_boards.append(kids)
+        if on_pairs_done is not None and (still := int(g.live.sum())) < live:
+            on_pairs_done(live - still)
+            live = still
     pairs = np.concatenate(seen_pairs)
     plies = np.concatenate(seen_plies)
     order = np.lexsort((plies, pairs))

@@ -102,14 +102,28 @@ class TournamentConfig:
         met = self.match_table()
         return self.a.build(cache, met), self.b.build(cache, met)
 
-    def play(self, players: tuple[Player, Player], first: int, count: int, record: bool) -> AnyBlock:
-        """Play the block of pairs ``first .. first + count - 1`` (games or matches)."""
+    def play(
+        self,
+        players: tuple[Player, Player],
+        first: int,
+        count: int,
+        record: bool,
+        on_done: Callable[[int], None] | None = None,
+    ) -> AnyBlock:
+        """Play the block of pairs ``first .. first + count - 1`` (games or matches).
+
+        ``on_done`` hears, as the block goes, how many more of its games have ended (money games only;
+        a replay counts a pair's two games when its cubeless game ends).
+        """
         if self.match_length:
             return play_match_block(players, self.seed, first, count, self.match_length, record, self.compare_cube)
         if self.replays:
-            trajectories = play_trajectories(players[0], self.seed, first, count)
+            pairs_done = None if on_done is None else (lambda pairs: on_done(2 * pairs))
+            trajectories = play_trajectories(players[0], self.seed, first, count, pairs_done)
             return replay_block(players, trajectories, self.seed, self.rules, record, self.compare_cube)
-        return play_block(players, self.seed, first, count, self.rules, record, self.compare_cube)
+        return play_block(
+            players, self.seed, first, count, self.rules, record, self.compare_cube, on_games_done=on_done
+        )
 
     @property
     def replays(self) -> bool:
@@ -291,10 +305,14 @@ def _worker_block(args: tuple[TournamentConfig, int, int, bool]) -> AnyBlock:
 
 
 def _local_blocks(
-    cfg: TournamentConfig, players: tuple[Player, Player], record: bool, todo: list[tuple[int, int]]
+    cfg: TournamentConfig,
+    players: tuple[Player, Player],
+    record: bool,
+    todo: list[tuple[int, int]],
+    on_done: Callable[[int], None] | None = None,
 ) -> Iterator[AnyBlock]:
     for first, count in todo:
-        yield cfg.play(players, first, count, record)
+        yield cfg.play(players, first, count, record, on_done)
 
 
 def _pool_blocks(cfg: TournamentConfig, workers: int, record: bool, todo: list[tuple[int, int]]) -> Iterator[AnyBlock]:
@@ -350,12 +368,18 @@ def _play_blocks(
             if (block.first_pair, _units(block) // 2) in wanted:
                 tally.add(block)
     todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
+    in_block: list[int] = []  # games of the block in play already on the bar (played here, not in workers)
+
+    def on_done(games: int) -> None:
+        in_block.append(games)
+        bar.update(games)
+
     if ray_address is not None:
         source = _ray_blocks(cfg, connect_ray(ray_address), record, todo)
     elif workers > 1:
         source = _pool_blocks(cfg, workers, record, todo)
     else:
-        source = _local_blocks(cfg, players, record, todo)
+        source = _local_blocks(cfg, players, record, todo, on_done)
     started = time.perf_counter()
     unit = "match" if cfg.match_length else "game"
     resumed = sum(_units(b) for b in tally.blocks.values())
@@ -370,7 +394,8 @@ def _play_blocks(
                 ledger.append(checkpoint, block)
             if on_block is not None:
                 on_block(block)
-            bar.update(_units(block))
+            bar.update(_units(block) - sum(in_block))
+            in_block.clear()
             fresh.add(block.first_pair)
             bar.set_postfix_str(running_text(*tally.running(), matches=bool(cfg.match_length)))
     except (KeyboardInterrupt, Exception) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,7 +105,8 @@ def test_mat_export_is_timed_shown_and_does_not_list_every_play(
 ) -> None:
     """The export named each game's plays by listing every legal play of every roll (24.8 s for 400 games)."""
     folder = tmp_path / "mats"
-    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--games", "6", "--mat", str(folder))
+    argv = ["tournament", "--a", "net@0", "--b", "pubeval", "--games", "6"]
+    code, out, err = run_cli(capsys, *argv, "--mat", str(folder))
     assert code == 0 and f"{folder} written in " in out and ".mat files: 100%" in err
     texts = {p.name: p.read_text() for p in folder.iterdir()}
     assert len(texts) == 3
@@ -152,3 +154,21 @@ def test_top_level_help_loads_no_command(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["loaded"] == [] and report["bad"] == 2
     assert "tournament" in report["help"] and "examples:" in report["help"]
+
+
+@pytest.mark.parametrize(("a", "b"), [("pubeval", "random:3"), ("pubeval", "pubeval")])
+def test_a_block_reports_its_games_as_they_end(a: str, b: str) -> None:
+    """A slow player's bar sat at 0% for minutes: it moved once per block (512 games)."""
+    from arena import PlayerSpec
+
+    cfg = TournamentConfig(a=PlayerSpec(a), b=PlayerSpec(b), games=32, seed=4)
+    heard: list[int] = []
+    block = cfg.play(cfg.build_players(), 0, 16, False, heard.append)
+    assert sum(heard) == block.games == 32 and len(heard) > 2  # games end at different plies (replay: by pairs)
+
+
+def test_the_bar_counts_each_game_once(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["tournament", "--a", "pubeval", "--b", "random:3", "--games", "40", "--block-pairs", "8"]
+    code, _, err = run_cli(capsys, *argv)
+    counts = [int(m) for m in re.findall(r"\| *(\d+)/40 ", err)]
+    assert code == 0 and counts and max(counts) == 40 and counts == sorted(counts)
