@@ -15,6 +15,7 @@ import argparse
 import importlib
 import json
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
@@ -55,15 +56,42 @@ class UsageError(Exception):
     """A command line argparse refused; carries its one-line message."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Every command's help: prose wrapped, indented lines (examples) kept as written, defaults shown.
+
+    An option's default is added as "(default: X)" unless its help already names one, or it has
+    none to show (None, False: an unset value or a switch).
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        prose: list[str] = []
+        for line in [*text.splitlines(), ""]:
+            if line.strip() and not line.startswith(" "):
+                prose.append(line.strip())
+                continue
+            if prose:
+                out.append(textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent))
+                prose = []
+            out.append(indent + line if line.strip() else "")
+        return "\n".join(out).rstrip("\n")
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.option_strings and not any(action.default is v for v in (None, False, argparse.SUPPRESS))
+        return f"{text} (default: %(default)s)" if shown and "default" not in text else text
+
+
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting.
 
     Abbreviated options are refused, so ``--json`` is always spelled out and the error format
-    (decided before parsing) matches the output format.
+    (decided before parsing) matches the output format. Help uses :class:`HelpFormatter`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
@@ -80,7 +108,6 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         prog="jumpgammon",
         description="Backgammon engine, neural evaluator and doubling-cube theory.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for name, summary in COMMANDS.items():
