@@ -989,11 +989,19 @@ def run_rollouts(
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")
     blocks = blocks_of(config, len(starts), done)
     running = _Running(len(starts))
+    # Until the first trials end the bar says why nothing moves (numba compiles its kernels on a first run).
     bar = tqdm(
-        total=(config.trials - done) * len(starts), unit="trial", disable=not progress, file=sys.stderr, smoothing=0.1
+        total=(config.trials - done) * len(starts),
+        unit="trial",
+        disable=not progress,
+        file=sys.stderr,
+        smoothing=0.1,
+        desc="first block (a first run compiles the kernels)",
     )
 
     def on_finished(pos: np.ndarray, equity: np.ndarray) -> None:
+        if bar.desc:
+            bar.set_description_str("", refresh=False)
         running.add(pos, equity)
         bar.update(len(pos))
         bar.set_postfix_str(running.text(), refresh=False)
