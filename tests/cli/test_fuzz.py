@@ -837,6 +837,8 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--cube-owner": st.sampled_from(["centre", "0", "1", "2", "center"]),
     "--resigned": st.sampled_from(["none", "single", "gammon", "backgammon", "all"]),
     "--game-state": st.sampled_from(["none", "playing", "over", "resigned", "dropped", "won"]),
+    "--cube-model": st.sampled_from(["gnubg", "none", "jump", ""]),
+    "--host": st.sampled_from(["127.0.0.1", "localhost", "::1", ""]),
 }
 WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
@@ -857,6 +859,8 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "id": [("--cube-value", "3"), ("--score", "x")],
     "rollout": [("--trials", "0"), ("--plies", "9")],
     "experiment": [("--se", "0"), ("--degree", "9")],
+    "ubgi": [("--plies", "9"), ("--cube-model", "x")],
+    "serve": [("--port", "0"), ("--max-rollout-trials", "0")],
 }
 
 
@@ -992,6 +996,9 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
         + ["--workers", "1", "--plies", "0", "--cube-plies", "0", "--truncate-plies", "0", "--late-plies", "0"]
         + ["--filter-plies", "0"],
     ),
+    # Both serve until their input ends or they are stopped (ubgi reads stdin, serve listens): only parsed.
+    "ubgi": CommandSpec(lambda draw: [], parse_only=lambda leading: True),
+    "serve": CommandSpec(lambda draw: [], parse_only=lambda leading: True),
 }
 
 
@@ -1053,6 +1060,8 @@ test_met_options = fuzz_options_of("met", 40)
 test_id_options = fuzz_options_of("id", 60)
 test_rollout_options = fuzz_options_of("rollout", 15)
 test_experiment_options = fuzz_options_of("experiment", 25)
+test_ubgi_options = fuzz_options_of("ubgi", 15)
+test_serve_options = fuzz_options_of("serve", 15)
 
 
 def test_every_subcommand_has_an_options_test() -> None:
@@ -1073,6 +1082,8 @@ LEADING: dict[str, list[str]] = {
     "id": [],
     "rollout": [START],
     "experiment": ["janowski"],
+    "ubgi": [],
+    "serve": [],
 }
 VALUED_OPTIONS = sorted(
     (command, name)
