@@ -999,9 +999,12 @@ def run_rollouts(
         desc="first block (a first run compiles the kernels)",
     )
 
+    first = [True]
+
     def on_finished(pos: np.ndarray, equity: np.ndarray) -> None:
-        if bar.desc:
+        if first[0] and progress:
             bar.set_description_str("", refresh=False)
+        first[0] = False
         running.add(pos, equity)
         bar.update(len(pos))
         bar.set_postfix_str(running.text(), refresh=False)
