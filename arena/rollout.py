@@ -2,8 +2,10 @@
 
 Every figure is from the view of the side on roll in the given position (the *roller*; seat 0 of
 every trial). A trial plays the position to the end of the game, or for ``truncate`` plies
-and then takes the 0-ply evaluation there. The same player (this project's net at 0, 1 or 2
-ply, with a cube strategy when cubeful) plays both sides.
+and then takes the evaluation at ``truncate_plies`` there. The same player (this project's net at
+0, 1 or 2 ply for the checkers, its own depth for the cube, a cheaper depth after ``late_after``
+plies; with a cube strategy when cubeful) plays both sides. Cube decisions and candidate plays
+are rolled out on top of this (:mod:`arena.rollout_cube`, :mod:`arena.rollout_plays`).
 
 **Dice.** Trial ``t`` draws the first two rolls from a stratified table and every later roll
 from ``numpy.random.default_rng([seed, t])``, so a trial's dice depend only on the seed and
@@ -23,7 +25,9 @@ plays per ply) of the position after the 0-ply best play of ``r``, as five proba
 the roller's view, and ``w`` is 1/36 for doubles, 2/36 otherwise. Each term has mean zero
 whatever the dice so far, so subtracting the sum of the luck from a trial's outcome leaves the
 expectation unchanged and removes most of the dice's noise. The cubeful equity is adjusted by
-the cubeless equity's luck times the cube then in play (relative to the initial cube). Both
+the cubeless equity's luck times the cube then in play (relative to the initial cube); at a
+match score the cubeful result is the MWC and its luck the change of the cubeless MWC at the
+cube and score then in play. Both
 standard errors are reported, with and without the adjustment. Adjusted probabilities of a
 small rollout can fall slightly outside [0, 1].
 
@@ -37,7 +41,14 @@ result of one.
 result at the current cube, and the checkers play on to the end so the cubeless outcome is
 that of the whole game. Cubeful equities are in points per unit of the initial cube. Truncated
 trials take the side on roll's strategy equity (``Player.cube_equities``), or the cubeless
-equity times the cube without a strategy. Money play only.
+equity times the cube without a strategy. At a match score (a match ID with a length) the
+players use their match cube strategy, no one doubles in the Crawford game, and a trial's
+cubeful result is the MWC the game leaves (truncated: gnubg's cubeful MWC of the evaluation).
+
+**Stopping and continuing.** A :class:`StopRule` ends a rollout after the block where every
+SE is small enough, every decision is settled or the time is spent; :class:`SavedRollout`
+keeps every trial in a file, and ``run_rollouts(..., previous=...)`` continues with the next
+trial index on the same dice.
 """
 
 from __future__ import annotations
