@@ -16,11 +16,12 @@ endpoints (JSON in, JSON out; OpenAPI description at /openapi.json):
   POST /api/evaluate   {"position": ID, "plies": 0}: probabilities, cubeless and cubeful equity
   POST /api/hint       {"position": ID, "dice": [5, 2]}: every legal play, ranked
   POST /api/cube       {"position": ID}: the cube decision under each model
-  POST /api/rollout    {"position": ID, "trials": 144}: a bounded money rollout
+  POST /api/rollout    {"position": ID, "trials": 144}: a bounded rollout
 
 example:
   pip install -e ".[serve]" && jumpgammon serve --port 8080
-  curl -s localhost:8080/api/evaluate -d '{"position": "4HPwATDgc/ABMA:cAkZAAAAAAAA"}'
+  curl -s localhost:8080/api/evaluate -H 'Content-Type: application/json' \\
+       -d '{"position": "4HPwATDgc/ABMA:cAkZAAAAAAAA"}'
 """
 
 
@@ -31,7 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="HTTP API (evaluate, hint, cube, rollout) and a web board at /",
         description="Serve the engine over HTTP on a local address, with micro-batched net calls.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int_range(1, 65535), default=8080, help="port (default 8080)")

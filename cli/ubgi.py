@@ -26,7 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run as a UBGI engine on stdin/stdout (Universal Backgammon Interface)",
         description="Run as an engine speaking the Universal Backgammon Interface on stdin and stdout.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--plies", type=PLIES, default=0, help="lookahead depth, 0-2 (option Plies)")
     p.add_argument("--cube-model", choices=list(CubeModel), default=CubeModel.GNUBG, help="option CubeModel")
