@@ -65,8 +65,8 @@ def format_analysis(r: dict[str, Any]) -> str:
         lines.append(
             f"Cubeless MWC: {100 * r['cubeless_mwc']:.2f}%  (normalised equity {r['cubeless_normalised_equity']:+.3f})"
         )
-        lines.append(f"Cube ({cube['state']}): MWC, normalised equity in brackets")
-        for d in cube["models"].values():
+        lines.append(f"Cube ({cube['state']}): " + cube.get("note", "MWC, normalised equity in brackets"))
+        for d in cube.get("models", {}).values():
             mwc, eq = d["mwc"], d["equity"]
             parts = [f"no double {_pct(mwc['no_double'])} ({eq['no_double']:+.3f})"]
             if mwc["double_take"] is not None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arena.tournament import plural
 from cli.common import add_json_argument, float_range, int_range, torch_device
 from engine.errors import InvalidSpec
 from nets.encoding import Encoding
@@ -157,11 +158,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _cube_line(report: dict[str, Any]) -> str:
     """One line of a run's cube record: passes, mean cube and, with two strategies, A's ppg against B."""
-    line = (
-        f"{report['doubles']:,} doubles, {report['takes']:,} takes, {report['passes']:,} passes, "
-        f"mean final cube {report['mean_final_cube']}"
-    )
+    counts = [f"{report[k]:,} {plural(word, report[k])}" for k, word in (("doubles", "double"), ("takes", "take"))]
+    counts.append(f"{report['passes']:,} {plural('pass', report['passes'])}")
+    cube = report["mean_final_cube"]
+    line = ", ".join(counts) + (f", mean final cube {cube:.2f}" if cube is not None else "")
     a = report["strategies"][0]
     if "ppg" in a:
-        line += f"; {a['spec']} vs {report['strategies'][1]['spec']}: {a['ppg']:+.3f} ± {a['se']} ppg"
+        se = f"{a['se']:.3f}" if a.get("se") is not None else "n/a"
+        line += f"; {a['spec']} vs {report['strategies'][1]['spec']}: {a['ppg']:+.3f} ppg, SE {se}"
     return line

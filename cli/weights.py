@@ -53,6 +53,27 @@ def run(args: argparse.Namespace) -> int:
         made = f"{info['games'] or 0:,} games" if info["positions"] is None else f"{info['trainer']} fit"
         print(f"{args.file} ({made}) is now {args.to}")
     else:
-        for key, value in info.items():
-            print(f"{key:16s} {value}")
+        print(format_info(info))
     return 0
+
+
+def format_info(info: dict[str, Any]) -> str:
+    """The description of :func:`describe` as aligned lines of text (no Python dicts, no None)."""
+    rows = [("file", info["file"]), ("encoding", info["encoding"] or "unknown")]
+    for name, net in (info["nets"] or {}).items():
+        widths = " x ".join(str(w) for w in net.get("hidden", []))
+        rows.append((f"{name} net", f"{net.get('n_inputs', '?')} inputs, hidden layers {widths}"))
+    if info["positions"] is None:
+        games = info["games"]
+        rows.append(("made by", f"{info['trainer'] or 'an unknown trainer'}" + (f", {games:,} games" if games else "")))
+    else:
+        rows.append(("made by", f"{info['trainer'] or 'an unknown trainer'} fit"))
+        for name, counts in info["positions"].items():
+            parts = [f"{counts[k]:,} {k.replace('_', ' ')}" for k in ("train", "validation") if k in counts]
+            groups = [f"{counts[k]:,}" for k in ("groups_train", "groups_validation") if k in counts]
+            text = " and ".join(parts) + " positions" + (f" ({' and '.join(groups)} decision groups)" if groups else "")
+            rows.append((f"{name} data", text))
+    rows.append(("run state", "saved (training can resume from this file)" if info["run_state_saved"] else "none"))
+    if "promoted_to" in info:
+        rows.append(("promoted to", info["promoted_to"]))
+    return "\n".join(f"{label:<14} {value}" for label, value in rows)

@@ -41,12 +41,10 @@ def b64_decode_bits(text: str, n_chars: int, n_bytes: int, what: str, error: typ
 
 
 def case_note(text: str) -> str:
-    """For an ID that does not decode: a note that IDs are case-sensitive when its letters are all one case."""
+    """For an ID that does not decode: a note that IDs are case-sensitive when it has no capital letter."""
     letters = [c for c in text if c.isalpha()]
     if letters and all(c.islower() for c in letters):
         return "; IDs are case-sensitive and this one has no capital letters: copy it exactly as printed"
-    if letters and all(c.isupper() for c in letters):
-        return "; IDs are case-sensitive and this one has no small letters: copy it exactly as printed"
     return ""
 
 

@@ -17,7 +17,7 @@ class RandomPlayer(Player):
     """Uniform over distinct resulting positions (by a seeded hash); never doubles, always takes."""
 
     def __init__(self, seed: int = 0) -> None:
-        super().__init__("random")
+        super().__init__("random" if seed == 0 else f"random:{seed}")  # as its spec names it
         self.weights = np.random.default_rng(seed).integers(1, 2**62, size=28, dtype=np.int64)
 
     def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:

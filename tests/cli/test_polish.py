@@ -1,0 +1,57 @@
+"""Output a user reads: names as given, readable files, cube actions only when one can be taken, IDs' case."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli.train import _cube_line
+from engine import Position
+from tests.cli.helpers import assert_clean_error, run_cli
+from weights import DEFAULT_WEIGHTS
+
+START = "4HPwATDgc/ABMA"
+
+
+def test_a_seeded_random_player_keeps_its_seed_in_its_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "tournament", "--a", "random:3", "--b", "random", "--games", "2", "--json")
+    result = json.loads(out)
+    assert code == 0 and (result["player_a"], result["player_b"]) == ("random:3", "random")
+
+
+def test_weights_info_is_text_not_python(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "weights", "info", str(DEFAULT_WEIGHTS))
+    assert code == 0 and "contact net" in out and "hidden layers" in out
+    for python in ("{", "}", "[", "None", "True", "False"):
+        assert python not in out, python
+
+
+def test_no_cube_action_after_the_roll_or_when_the_game_is_over(capsys: pytest.CaptureFixture[str]) -> None:
+    """eval showed "No double, take" with the dice rolled, and "Double, pass" for a finished game."""
+    code, out, _ = run_cli(capsys, "eval", f"{START}:cAkZAAAAAAAA")  # 62 rolled
+    assert code == 0 and "no cube action: the dice are rolled" in out and "No double" not in out
+    board = np.zeros(26, np.int8)
+    board[19] = -3
+    code, out, _ = run_cli(capsys, "eval", Position(board).id)
+    assert code == 0 and "no cube action: the game is over" in out and "Double, pass" not in out
+    code, out, _ = run_cli(capsys, "eval", START)
+    assert code == 0 and "No double" in out
+
+
+def test_train_cube_line_rounds_like_its_figure() -> None:
+    report = {"doubles": 1, "takes": 2, "passes": 0, "mean_final_cube": 1.23456}
+    report["strategies"] = [{"spec": "janowski:0.7", "ppg": -0.01911, "se": 0.07902}, {"spec": "jump:0.1"}]
+    line = _cube_line(report)
+    assert "-0.019 ppg, SE 0.079" in line and "0.07902" not in line
+    assert line.startswith("1 double, 2 takes, 0 passes, mean final cube 1.23")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize("text", ["4hpwatdgc/abma", f"{START}:cakaaaaaaaaa", "4hpwatdgc/abma:cAkAAAAAAAAA"])
+def test_a_lowercased_id_is_refused_as_case_sensitive(
+    capsys: pytest.CaptureFixture[str], text: str, as_json: bool
+) -> None:
+    code, out, err = run_cli(capsys, "show", text, *(["--json"] if as_json else []))
+    assert_clean_error(code, out, err, "IDs are case-sensitive", as_json)
