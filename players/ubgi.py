@@ -11,8 +11,13 @@ is legal, ``double`` or ``roll`` before the dice are rolled, ``take`` or ``drop`
 
 Beyond the draft, as UCI engines and wildbg's UBGI engine do: ``isready`` (answered ``readyok``),
 ``setoption name NAME value VALUE``, ``newgame``, ``option name ...`` lines in the handshake, and
-``beaver`` as the answer to a double where the position's rules allow beavers. Some engines end
-the handshake with ``ubgiok`` (and then answer ``isready``); :class:`UbgiEngine` accepts both.
+``beaver`` as the answer to a double where the position's rules allow beavers.
+
+wildbg's UBGI engine speaks a UCI-like dialect instead (:class:`Dialect`): its handshake ends with
+``ubgiok`` (then ``isready`` gets ``readyok``), and a move is asked with ``position gnubgid ID``,
+``dice A B`` and ``go``, answered by ``info ...`` lines and ``bestmove MOVE`` (``pass`` for none)
+or ``bestmoveid ID`` (the position after the move, the opponent on roll); errors are ``error ...``
+lines. It asks no cube questions. :class:`UbgiEngine` tells the dialect from the handshake.
 
 :class:`UbgiPlayer` (spec ``ubgi:COMMAND``) is a tournament player whose moves and cube decisions
 come from the engine ``COMMAND`` starts: each question goes as an XGID (money play, or the match
@@ -74,6 +79,13 @@ RESPONSES: dict[UbgiWord, CubeResponse] = {
     UbgiWord.DROP: CubeResponse.PASS,
     UbgiWord.BEAVER: CubeResponse.BEAVER,
 }
+
+
+class Dialect(StrEnum):
+    """How an engine is asked for a move: the draft's position lines, or the UCI-like ``position``/``go``."""
+
+    DRAFT = "draft"  # the handshake ends with readyok; a position line is answered with the action
+    UCI = "uci"  # the handshake ends with ubgiok; position gnubgid, dice, go, answered with bestmove
 
 
 class UbgiError(RuntimeError):
@@ -168,6 +180,7 @@ class UbgiEngine:
         self._finalizer = weakref.finalize(self, _reap, self.proc)
         self.identity: dict[str, str] = {}
         self.options: list[str] = []
+        self.dialect = Dialect.DRAFT
         self._handshake(startup_timeout)
 
     def _readline(self, timeout: float) -> str:
@@ -207,6 +220,7 @@ class UbgiEngine:
             elif line == UbgiWord.READYOK:
                 return
             elif line == UbgiWord.UBGIOK:
+                self.dialect = Dialect.UCI
                 self.send([UbgiWord.ISREADY])
             elif line == UbgiWord.SORRY:
                 raise UbgiError(f"UBGI engine {self.label!r} answered sorry to ubgi")
@@ -227,6 +241,35 @@ class UbgiEngine:
             if answer == UbgiWord.SORRY:
                 raise UbgiError(f"UBGI engine {self.label!r} answered sorry to {line!r}")
         return answers
+
+    def ask_moves(self, questions: Sequence[tuple[Position, tuple[int, int]]]) -> list[Position]:
+        """The engine's child (opponent's view) of each (position, dice), asked in the engine's dialect.
+
+        Raises UbgiError for an error answer, IllegalMove or InvalidMoveText for a move that is not legal.
+        """
+        if self.dialect is Dialect.DRAFT:
+            states = [money_state(CubeState.CENTERED, False, dice=d) for _, d in questions]
+            lines = [p.to_xgid(s) for (p, _), s in zip(questions, states, strict=True)]
+            answers = self.ask(lines)
+            return [parse_move(a, p, d) for a, (p, d) in zip(answers, questions, strict=True)]
+        lines = [line for p, d in questions for line in (f"position gnubgid {p.id}", f"dice {d[0]} {d[1]}", "go")]
+        self.send(lines)
+        return [self._best_move(p, d) for p, d in questions]
+
+    def _best_move(self, position: Position, dice: tuple[int, int]) -> Position:
+        """Read the UCI-like dialect's answer to one ``go``: ``info`` lines, then ``bestmove`` or ``bestmoveid``."""
+        while True:
+            line = self._readline(REPLY_TIMEOUT).strip()
+            word, _, rest = line.partition(" ")
+            if word == "bestmove":
+                return parse_move("" if rest.strip() == "pass" else rest, position, dice)
+            if word == "bestmoveid":
+                child = Position.from_id(rest.strip())
+                if child not in position.children(dice):
+                    raise IllegalMove(f"UBGI engine {self.label!r}: {line!r} is no play of {dice} in {position.id}")
+                return child
+            if word == "error" or line == UbgiWord.SORRY:
+                raise UbgiError(f"UBGI engine {self.label!r} answered {line!r} to go in {position.id} with {dice}")
 
     def close(self) -> None:
         """End the engine process (``quit``, then terminate); safe to call twice."""
@@ -294,19 +337,18 @@ class UbgiPlayer(Player):
         """The engine's child (opponent's view) of each (board, dice) pair."""
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         out = np.empty_like(boards)
-        lines: list[str] = []
-        todo: list[tuple[int, Position, tuple[int, int]]] = []
+        todo: list[int] = []
+        questions: list[tuple[Position, tuple[int, int]]] = []
         for i, (board, roll) in enumerate(zip(boards, np.asarray(dice), strict=True)):
             position = Position(board)
-            d = (int(max(roll)), int(min(roll)))
             if position.is_over():
                 out[i] = position.flip().array
                 continue
-            todo.append((i, position, d))
-            lines.append(_xgid(board, money_state(CubeState.CENTERED, False, dice=d)))
-        answers = self.engine.ask(lines) if lines else []
-        for (i, position, d), answer in zip(todo, answers, strict=True):
-            out[i] = parse_move(answer, position, d).array
+            todo.append(i)
+            questions.append((position, (int(max(roll)), int(min(roll)))))
+        children = self.engine.ask_moves(questions) if questions else []
+        for i, child in zip(todo, children, strict=True):
+            out[i] = child.array
         return out
 
     def _cube_words(self, lines: list[str], allowed: frozenset[str], question: str) -> list[str]:
@@ -368,4 +410,10 @@ def make_ubgi_player(spec: str, cube: str) -> UbgiPlayer:
     except UbgiError as exc:
         raise InvalidSpec(f"player spec {spec!r}: {exc}") from None
     own = cube.strip() == "gnubg"
+    if own and engine.dialect is Dialect.UCI:
+        engine.close()
+        raise InvalidSpec(
+            f"player spec {spec!r}: the engine speaks the position/go dialect, in which this player asks no cube "
+            "questions: give it the cube spec none"
+        )
     return UbgiPlayer(engine, spec.strip() + (" [engine's cube]" if own else ""), own)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from engine import InvalidSpec, Position
 from engine.batch import flip_boards
 from players.base import Player
 from players.specs import make_player
-from players.ubgi import UbgiPlayer, format_move, parse_move, spec_command
+from players.ubgi import Dialect, UbgiPlayer, format_move, parse_move, spec_command
 
 ENGINE = "ubgi:" + shlex.join([sys.executable, "-m", "cli.main", "ubgi"])
 
@@ -146,3 +147,27 @@ def test_bad_ubgi_specs_name_themselves(spec: str, cube: str, needle: str) -> No
 
 def test_the_spec_is_split_like_a_shell_command() -> None:
     assert spec_command("ubgi:wildbg-ubgi --threads 2") == ["wildbg-ubgi", "--threads", "2"]
+
+
+# --- the UCI-like dialect of wildbg's engine (position gnubgid / dice / go / bestmove) ---------------------
+
+DOUBLE = Path(__file__).with_name("uci_dialect_engine.py")
+
+
+@pytest.mark.parametrize("ids", [False, True], ids=["bestmove", "bestmoveid"])
+def test_an_engine_of_the_uci_dialect_is_driven_in_its_dialect(ids: bool) -> None:
+    spec = "ubgi:" + shlex.join([sys.executable, str(DOUBLE), *(["--ids"] if ids else [])])
+    ubgi = make_player(spec, "none")
+    assert isinstance(ubgi, UbgiPlayer)
+    try:
+        assert ubgi.engine.dialect is Dialect.UCI and ubgi.engine.identity["name"] == "uci-dialect-double"
+        boards, dice = game_positions(80, seed=8)
+        assert np.array_equal(ubgi.choose_moves(boards, dice), make_player("net@0").choose_moves(boards, dice))
+    finally:
+        ubgi.engine.close()
+
+
+def test_the_uci_dialect_gets_no_cube_questions() -> None:
+    spec = "ubgi:" + shlex.join([sys.executable, str(DOUBLE)])
+    with pytest.raises(InvalidSpec, match="dialect.*cube spec none"):
+        make_player(spec, "gnubg")
