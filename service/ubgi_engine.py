@@ -11,6 +11,9 @@ The protocol and its words are in :mod:`players.ubgi`. Each line is answered as 
   dice, the best move (a blank line when none is legal); without dice (``00``), ``double`` or
   ``roll``; with a double offered (XGID dice ``D``), ``take``, ``drop`` or, where the XGID's rules
   allow beavers, ``beaver``;
+- wildbg's dialect too: ``position gnubgid ID`` (or ``xgid X``, ``fibs board:...``) and ``dice A B``
+  set a position (nothing answers), ``go`` answers ``bestmove MOVE`` (``pass`` for no play),
+  ``go role cube`` ``bestmove double`` (roll, take, drop, beaver);
 - anything else, or a position that cannot be read or played: ``sorry``, with the reason as one
   line on stderr. No input ends the engine but ``quit`` and the end of input.
 
@@ -36,10 +39,11 @@ import numpy as np
 
 from cube.met import DEFAULT_MET, PUBLISHED_METS, MatchEquityTable, met_by_name
 from cube.states import CubeState
+from engine.batch import parse_id_pair
 from engine.errors import JumpgammonError, NotSupported
 from engine.fibs import FibsBoard
 from engine.match import MatchState
-from engine.position import Position
+from engine.position import Position, check_dice
 from engine.xgid import looks_like_xgid, parse_xgid
 from nets.analysis import cube_state_of, match_cube_of
 from nets.cube_advice import CubeAdvice, match_cube_advice, money_cube_advice
@@ -111,6 +115,7 @@ class Engine:
         self.options = options if options is not None else EngineOptions()
         self._evaluator: Evaluator | None = None
         self._met: MatchEquityTable | None = None
+        self._set_up: Question | None = None  # the position of wildbg's dialect (position ... / dice ...)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -218,12 +223,53 @@ class Engine:
             return self.handshake()
         if text == UbgiWord.ISREADY:
             return [UbgiWord.READYOK]
-        if text in (UbgiWord.NEWGAME, "ubginewgame", UbgiWord.STOP) or not text:
+        if text in (UbgiWord.NEWGAME, "ubginewgame") or not text:
+            self._set_up = None
+            return []
+        if text == UbgiWord.STOP:
             return []
         if word == UbgiWord.SETOPTION:
             self.set_option(text)
             return []
+        if word in ("position", "dice", "go"):
+            return self._uci_dialect(word, text)
         return [self.best_action(read_position_line(text, self.options))]
+
+    def _uci_dialect(self, word: str, text: str) -> list[str]:
+        """wildbg's dialect: ``position gnubgid ID`` (or ``xgid X``, ``fibs board:...``), ``dice A B``, ``go``.
+
+        ``go`` (``go role chequer``) answers ``bestmove MOVE`` (``pass`` when no play is legal);
+        ``go role cube`` answers ``bestmove`` with double/roll, or take/drop/beaver to a double offered.
+        """
+        rest = text[len(word) :].strip()
+        if word == "position":
+            kind, _, value = rest.partition(" ")
+            if kind not in ("gnubgid", "xgid", "fibs"):
+                raise NotSupported(f"{text!r}: a position is given as gnubgid ID, xgid XGID or fibs board:...")
+            if kind == "gnubgid":
+                position, match = parse_id_pair(value)
+                state = match if match is not None else MatchState(on_roll=1, turn=1)
+                question = Question(position, state.check_playable(value.strip()), False)
+            else:
+                question = read_position_line(value, self.options)
+            self._set_up = question
+            return []
+        if self._set_up is None:
+            raise NotSupported(f"{text!r}: no position set (position gnubgid ID first)")
+        if word == "dice":
+            dice = check_dice(tuple(int(d) for d in rest.split()) if all(d.isdigit() for d in rest.split()) else ())
+            if self._set_up.match.doubled:
+                raise NotSupported(f"{text!r}: the position set has a double offered, not a roll to play")
+            self._set_up = replace(self._set_up, match=self._set_up.match.with_(dice=(max(dice), min(dice))))
+            return []
+        if rest in ("", "role chequer"):
+            if self._set_up.match.dice == (0, 0) or self._set_up.match.doubled:
+                raise NotSupported(f"{text!r}: no dice set for the position (dice A B first)")
+            return [f"bestmove {self.best_action(self._set_up) or 'pass'}"]
+        if rest == "role cube":
+            undecided = self._set_up.match if self._set_up.match.doubled else self._set_up.match.with_(dice=(0, 0))
+            return [f"bestmove {self.best_action(replace(self._set_up, match=undecided))}"]
+        raise NotSupported(f"{text!r}: go takes no options but role chequer or role cube")
 
 
 @dataclass

@@ -200,7 +200,7 @@ def test_options_change_the_answers_and_bad_ones_are_refused(engine: Engine, tmp
     ("line", "needle"),
     [
         ("hello", "not a UBGI command"),
-        ("go role chequer", "not a UBGI command"),
+        ("go role chequer", "no position set"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0", "fields"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:7:0:0:7:10", "score"),
         ("XGID=-b------------------------:0:0:1:52:0:0:0:0:10", "over"),
@@ -249,3 +249,37 @@ def test_the_command_speaks_the_protocol_on_stdin_and_stdout() -> None:
 def test_the_engine_uses_the_nets_weights_option() -> None:
     e = Engine(EngineOptions(weights=None))
     assert e.evaluator is not None and isinstance(load_evaluator(), type(e.evaluator))
+
+
+def test_wildbgs_dialect_position_dice_go(engine: Engine) -> None:
+    out, session, _ = talk(
+        engine,
+        "position gnubgid 4HPwATDgc/ABMA",
+        "dice 5 2",
+        "go",
+        "go role cube",
+        "position xgid " + RACE.format(turn=1, dice="D"),
+        "go role cube",
+        "position xgid " + CLOSED_OUT.format(dice="63"),
+        "go role chequer",
+    )
+    best = talk(engine, OPENING.format(dice="52"))[0][0]
+    assert out == [f"bestmove {best}", "bestmove roll", "bestmove drop", "bestmove pass"] and session.sorry == 0
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        ["go"],  # no position
+        ["position gnubgid 4HPwATDgc/ABMA", "go"],  # no dice
+        ["position gnubgid 4HPwATDgc/ABMA", "dice 7 1"],
+        ["position gnubgid 4HPwATDgc/ABMA", "dice 5"],
+        ["position gnubgid nonsense"],
+        ["position startpos"],
+        ["position gnubgid 4HPwATDgc/ABMA", "dice 5 2", "go depth 3"],
+        ["newgame", "go"],  # newgame forgets the position
+    ],
+)
+def test_wildbgs_dialect_refuses_what_it_cannot_answer(engine: Engine, script: list[str]) -> None:
+    out, session, err = talk(engine, "newgame", *script, "isready")
+    assert out == ["sorry", "readyok"] and session.sorry == 1 and len(err.splitlines()) == 1
