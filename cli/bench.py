@@ -8,10 +8,17 @@ import json
 from benchmarks.speed import bench_eval, bench_movegen
 from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
 
+EPILOG = """\
+examples:
+  jumpgammon bench movegen --games 200
+  jumpgammon bench eval --repeats 3
+  jumpgammon bench moves --plies 1
+  jumpgammon bench arena --games 2000"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
-    p = sub.add_parser("bench", help="speed benchmarks")
+    p = sub.add_parser("bench", epilog=EPILOG)
     p.add_argument(
         "what",
         choices=["movegen", "eval", "gnubg", "moves", "train", "cube-bearoff", "arena"],

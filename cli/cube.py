@@ -7,21 +7,30 @@ import json
 
 from cli.common import add_json_argument, float_range, int_range
 from cube.distributions import DISTRIBUTIONS
-from cube.points import POINT_NAMES
+from cube.points import POINT_MEANINGS, POINT_NAMES
 from cube.report import MODELS, plot_equities, report
 from cube.states import CubeState
+
+EPILOG = """examples:
+  jumpgammon cube --W 1.4 --L 1.2 --model jump-linear --alpha 0.1
+  jumpgammon cube --W 1.3 --L 1.2 --model janowski --x 0.68 --at 0.5,0.7
+  jumpgammon cube --W 1.4 --L 1.2 --model jump-numerical --alpha 0.1 --plot curves.png
+
+The decision points (the player is the side on roll; u: the opponent owns the cube, o: the player owns it,
+c: centred; E_C, E_O, E_U: the player's cubeful equity, cube centred, owned, owned by the opponent):
+""" + "\n".join(f"  {name:<6} {meaning}" for name, meaning in POINT_MEANINGS.items())
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``cube`` subcommand to the top-level parser."""
     p = sub.add_parser(
         "cube",
-        help="cube decision points and cubeful equities (Janowski / jump model)",
         description=(
             "Print the ten cube decision points (player's cubeless P) and the centred, "
             "owned and unavailable cubeful equities (normalised to the cube) of a game "
             "state W, L under a cube model."
         ),
+        epilog=EPILOG,
     )
     p.add_argument("--W", type=float_range(1, 3), required=True, help="average value of games won (>= 1)")
     p.add_argument("--L", type=float_range(1, 3), required=True, help="average value of games lost (>= 1)")
@@ -78,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     print("decision points (player's cubeless P):")
     pts = rep.points.as_dict()
     for name in POINT_NAMES:
-        print(f"  {name:6s} {_fmt(pts[name])}")
+        print(f"  {name:6s} {_fmt(pts[name]):>6s}  {POINT_MEANINGS[name]}")
     if rep.implied_x1 is not None:
         print(f"implied Janowski indices: x1={rep.implied_x1:.3f} x2={rep.implied_x2:.3f}")
     if rep.equity_at:

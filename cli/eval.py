@@ -12,10 +12,27 @@ from engine import board_text, parse_id_pair
 from nets import load_evaluator
 from nets.analysis import analyse, format_moves
 
+EPILOG = """\
+examples:
+  jumpgammon eval 4HPwATDgc/ABMA
+  jumpgammon eval 4HPwATDgc/ABMA:cAkZAAAAAAAA --plies 1
+  jumpgammon eval 4HPwATDgc/ABMA:cAmgAAAAAAAA
+
+What the output names:
+  Win W(g) W(bg) L(g) L(bg)   chances of the side on roll: to win, to win a gammon or a backgammon, to lose them
+  P_a, sigma_J, E|jump|       the 441 two-roll sequences: mean win chance, spread and mean size of its jumps
+  gnubg(x=0.680: contact)     gnubg's cube model: Janowski's cube life x for the position's class
+  jump(alpha=A)               the jump model with volatility A (match play)
+  jump_local(remote_alpha=A, ...)  the jump model with the position's own volatility from the 441 rolls
+  no double / double/take / double/pass   the cubeful equity (money: per unit of the cube) of each action
+  No double, take / Double, pass / Too good ...   the proper action, named as gnubg names it
+A bare position ID is a money game, cube centred, Jacoby rule on (the match ID printed with the board).
+No cube action is shown once the dice are rolled or the game is over."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
-    p = sub.add_parser("eval", help="evaluate a POSITIONID[:MATCHID] or an XGID for the side on roll")
+    p = sub.add_parser("eval", epilog=EPILOG)
     add_evaluation_arguments(p)
     add_met_argument(p)
     p.set_defaults(func=run)

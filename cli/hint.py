@@ -11,10 +11,19 @@ from engine import InvalidDice, check_dice, parse_id_pair
 from nets import load_evaluator
 from nets.analysis import format_moves, match_cube_of, moves_json, moves_mwc_json
 
+EPILOG = """\
+examples:
+  jumpgammon hint 4HPwATDgc/ABMA --dice 3 1
+  jumpgammon hint 4HPwATDgc/ABMA:cAkZAAAAAAAA --plies 1
+  jumpgammon hint 4HPwATDgc/ABMA:cAmgAAAAAAAA --dice 6 5
+
+Each play: its rank, depth, the play, its equity (at a match score: MWC) and the difference to the best,
+then the five chances after it (win, gammon, backgammon - and the same for a loss)."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``hint`` subcommand."""
-    p = sub.add_parser("hint", help="rank every legal play of a roll")
+    p = sub.add_parser("hint", epilog=EPILOG)
     p.add_argument(
         "--dice",
         type=int_range(1, 6),

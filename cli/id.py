@@ -58,7 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``id`` subcommand."""
     p = sub.add_parser(
         "id",
-        help="write position and match IDs from readable fields; read IDs back into them",
         description="Build gnubg position and match IDs from a position (ID or FIBS board) and readable match "
         "fields, or read an ID pair back into those fields.",
         epilog=EPILOG,

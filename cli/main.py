@@ -12,6 +12,7 @@ nets, seconds of loading): ``jumpgammon --help`` lists the commands from ``COMMA
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import json
 import sys
@@ -35,9 +36,9 @@ COMMANDS: dict[str, str] = {
     "label": "rollout labels: self-play positions chosen where they teach most, rolled out, in resumable shards",
     "weights": "inspect weights files; promote a training run to the shipped net",
     "tournament": "bot-vs-bot money games or matches: points per game (or match wins) with standard error",
-    "rollout": "roll out a POSITIONID[:MATCHID]: probabilities and equity with standard errors",
+    "rollout": "roll out a POSITIONID[:MATCHID]: equities, a cube decision or candidate plays, with standard errors",
     "experiment": "the jump-model paper's self-play experiments (resumable; JSON result and PNG plot)",
-    "analyse": "analyse a match or session file (.mat, tournament --save): errors, luck, ratings",
+    "analyse": "analyse a match or session file (.mat, or tournament --save lines): errors, luck, ratings",
     "ubgi": "run as a UBGI engine on stdin/stdout (Universal Backgammon Interface)",
     "serve": "HTTP API (evaluate, hint, cube, rollout) and a web board at /",
 }
@@ -76,10 +77,20 @@ class HelpFormatter(argparse.HelpFormatter):
             out.append(indent + line if line.strip() else "")
         return "\n".join(out).rstrip("\n")
 
+    def _format_action(self, action: argparse.Action) -> str:
+        if not action.help and self._shows_default(action):  # argparse writes no help line at all for these
+            action = copy.copy(action)
+            action.help = "(default: %(default)s)"
+        return super()._format_action(action)
+
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        shown = action.option_strings and not any(action.default is v for v in (None, False, argparse.SUPPRESS))
-        return f"{text} (default: %(default)s)" if shown and "default" not in text else text
+        return f"{text} (default: %(default)s)" if self._shows_default(action) and "default" not in text else text
+
+    @staticmethod
+    def _shows_default(action: argparse.Action) -> bool:
+        """Whether an option has a default worth showing (not None, False or suppressed)."""
+        return bool(action.option_strings) and not any(action.default is v for v in (None, False, argparse.SUPPRESS))
 
 
 class Parser(argparse.ArgumentParser):
@@ -98,6 +109,14 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
+class _Commands(argparse._SubParsersAction):
+    """The subcommands: each listed with its summary from ``COMMANDS``, the one place that holds it."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs["help"] = COMMANDS[name]
+        return super().add_parser(name, **kwargs)
+
+
 def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
     """The top-level parser: the subcommands in ``commands`` (default all) with their full parsers.
 
@@ -109,12 +128,13 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         description="Backgammon engine, neural evaluator and doubling-cube theory.",
         epilog=EPILOG,
     )
+    parser.register("action", "parsers", _Commands)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    for name, summary in COMMANDS.items():
+    for name in COMMANDS:
         if name in full:
             importlib.import_module(f"cli.{name}").register(sub)
         else:
-            sub.add_parser(name, help=summary, add_help=False)
+            sub.add_parser(name, add_help=False)
     return parser
 
 

@@ -23,11 +23,17 @@ def gammon_rates(text: str) -> tuple[float, float]:
     return g, b
 
 
+EPILOG = """\
+examples:
+  jumpgammon met --length 7
+  jumpgammon met --met Woolsey --length 11 --equity
+  jumpgammon met --keith 0.276,0.011 --length 9"""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``met`` subcommand to the top-level parser."""
     p = sub.add_parser(
         "met",
-        help="print a match equity table (published, or Keith's algorithm)",
         description=(
             "Print the match-winning chances (percent) before a game: the pre-Crawford table (row: the player's "
             "points to go; column: the opponent's; the 1-away row is the Crawford game) and the post-Crawford "
@@ -35,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "(or a GNU Backgammon .xml file); --keith G,B builds Tom Keith's table from a gammon and a "
             "backgammon rate."
         ),
+        epilog=EPILOG,
     )
     p.add_argument("--length", type=int_range(1, MAX_LENGTH), default=11, help=f"match length, 1-{MAX_LENGTH}")
     source = p.add_mutually_exclusive_group()

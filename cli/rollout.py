@@ -52,6 +52,14 @@ MAX_TRIALS = 10_000_000
 DEFAULT_TRIALS = 1296
 
 
+EPILOG = """\
+examples:
+  jumpgammon rollout 4HPwATDgc/ABMA --trials 1296
+  jumpgammon rollout 4HPwATDgc/ABMA --trials 1296 --cube janowski:0.68
+  jumpgammon rollout 4HPwATDgc/ABMA:cAkZAAAAAAAA --plays 3 --trials 648
+  jumpgammon rollout 4HPwATDgc/ABMA --cube-decision --trials 1296"""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``rollout`` subcommand."""
     p = sub.add_parser(
@@ -67,6 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             f"with --met's table. Cube specs: {CUBE_SPECS} (default {DEFAULT_CUBE} with --cubeful). "
             f"Levels: {'; '.join(f'{name}: {lv.summary}' for name, lv in LEVELS.items())}."
         ),
+        epilog=EPILOG,
     )
     p.add_argument("id", metavar="POSITIONID[:MATCHID]", nargs="?", default=None)
     p.add_argument("--file", type=existing_file, default=None, help="roll out every ID in FILE (one a line)")

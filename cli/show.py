@@ -12,9 +12,18 @@ from engine import MatchState, board_text, parse_id_pair
 BARE = MatchState(on_roll=1, turn=1)
 
 
+EPILOG = """\
+examples:
+  jumpgammon show 4HPwATDgc/ABMA
+  jumpgammon show 4HPwATDgc/ABMA:cAkZAAAAAAAA
+  jumpgammon show 4HPwATDgc/ABMA --xgid
+
+'jumpgammon id' writes the IDs of a score, a cube and dice."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``show`` subcommand."""
-    p = sub.add_parser("show", help="print the board of a POSITIONID[:MATCHID] or an XGID")
+    p = sub.add_parser("show", epilog=EPILOG)
     p.add_argument("id", metavar=ID_METAVAR)
     p.add_argument("--xgid", action="store_true", help="print the position's XGID instead of the board")
     p.add_argument("--json", action="store_true", help="machine-readable output")

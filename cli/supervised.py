@@ -18,17 +18,23 @@ def _nets(text: str) -> tuple[str, ...]:
     return names
 
 
+EPILOG = """\
+examples:
+  jumpgammon supervised generate --data runs/sup --shards 4 --plies 1
+  jumpgammon supervised fit --data runs/sup --out runs/candidate.jgw"""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``supervised`` subcommand."""
     p = sub.add_parser(
         "supervised",
-        help="refine the nets on their own lookahead values (self-play data, then a supervised fit)",
         description=(
             "generate: 0-ply self-play with --weights, a share of the positions labelled by the same net's "
             "--plies lookahead, written as seeded shards into --data (rerun to resume or to grow to --shards). "
             "fit: start from --start, fit the contact and race nets (and a crashed net) to the targets of --data "
             "(validation split by game, early stopping) and write the candidate weights file --out."
         ),
+        epilog=EPILOG,
     )
     p.add_argument("action", choices=["generate", "fit"])
     p.add_argument("--data", type=Path, action="append", required=True, help="data folder (fit: repeat to pool)")

@@ -44,17 +44,27 @@ def cube_specs(text: str) -> tuple[CubeSpec, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+EPILOG = """\
+examples:
+  jumpgammon train --out runs/td.jgw --games 100000
+  jumpgammon train --out runs/td.jgw --games 200000        (the same run, carried on to 200,000 games)
+  jumpgammon train --out runs/small.jgw --games 20000 --hidden 64,32 --seed 7
+  jumpgammon train --out runs/cube.jgw --games 50000 --cube janowski:0.7,jump:0.10:linear
+
+Ctrl-C stops a run; the same command resumes it from its last checkpoint (--checkpoint-every games)."""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``train`` subcommand."""
     p = sub.add_parser(
         "train",
-        help="self-play TD training into a run file (resumed when it exists)",
         description=(
             "Self-play TD(0) training. --out names the run's file: it is created, or resumed when it "
             "exists, and the run stops when it holds --games games in total, so rerunning the same "
             "command after an interruption finishes the run exactly as if it had not stopped. "
             "The shipped net is never written here: see 'jumpgammon weights promote'."
         ),
+        epilog=EPILOG,
     )
     d = TrainConfig(out=Path("run.jgw"))
     p.add_argument("--out", type=Path, required=True, help="the run's checkpoint file (not in weights/)")

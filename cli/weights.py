@@ -13,10 +13,15 @@ from nets.weights import decode_weights
 from training.checkpoint import promote
 from weights import DEFAULT_WEIGHTS
 
+EPILOG = """\
+examples:
+  jumpgammon weights info weights/default.jgw
+  jumpgammon weights promote runs/td.jgw --to runs/shipped-candidate.jgw"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``weights`` subcommand."""
-    p = sub.add_parser("weights", help="inspect weights files; promote a training run to the shipped net")
+    p = sub.add_parser("weights", epilog=EPILOG)
     p.add_argument("action", choices=["info", "promote"], help="info FILE, or promote RUN (replaces the shipped net)")
     p.add_argument("file", type=existing_file, metavar="FILE")
     p.add_argument("--to", type=Path, default=DEFAULT_WEIGHTS, help="where promote writes (default: the shipped net)")

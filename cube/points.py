@@ -1,18 +1,9 @@
 """Decision points and the generic way to find them from cubeful-equity curves.
 
 All points are cubeless win probabilities P of the player (side on roll), named as in
-Higgins (2012); in increasing order of P:
-
-``tg_uc``  opponent too good to double, centred cube          (E_C  = -1)
-``tg_u``   opponent too good to redouble, opponent owns cube  (E_U  = -1)
-``tp``     player's take point                                (E_O at doubled cube = -1/2)
-``rd_u``   opponent's redouble point                          (E_U  = 2 E_O)
-``id_u``   opponent's initial double point                    (E_C  = 2 E_O)
-``id_o``   player's initial double point                      (E_C  = 2 E_U)
-``rd_o``   player's redouble point                            (E_O  = 2 E_U)
-``cp``     player's cash point (opponent's take point)        (E_U at doubled cube = +1/2)
-``tg_o``   player too good to redouble                        (E_O  = +1)
-``tg_oc``  player too good to double, centred cube            (E_C  = +1)
+Higgins (2012); ``POINT_MEANINGS`` says what each is and which equities define it, in
+increasing order of P (E_C: the player's cubeful equity with the cube centred, E_O: owned by
+the player, E_U: owned by the opponent, all normalised to the cube).
 
 Equities are normalised to the current cube value.  With beavers the doubling equity is
 ``min(2 E_U, 4 E_U)`` (the opponent beavers when E_U < 0), and symmetrically for the
@@ -30,20 +21,22 @@ from scipy.optimize import brentq
 
 from cube.errors import FloatArray
 
-__all__ = ["POINT_NAMES", "DecisionPoints", "EquityCurves", "find_decision_points"]
+__all__ = ["POINT_MEANINGS", "POINT_NAMES", "DecisionPoints", "EquityCurves", "find_decision_points"]
 
-POINT_NAMES: tuple[str, ...] = (
-    "tg_uc",
-    "tg_u",
-    "tp",
-    "rd_u",
-    "id_u",
-    "id_o",
-    "rd_o",
-    "cp",
-    "tg_o",
-    "tg_oc",
-)
+# Each point's meaning and defining equation, in increasing order of P (the order of POINT_NAMES).
+POINT_MEANINGS: dict[str, str] = {
+    "tg_uc": "opponent too good to double, centred cube (E_C = -1)",
+    "tg_u": "opponent too good to redouble, opponent owns the cube (E_U = -1)",
+    "tp": "player's take point (E_O at the doubled cube = -1/2)",
+    "rd_u": "opponent's redouble point (E_U = 2 E_O)",
+    "id_u": "opponent's initial double point (E_C = 2 E_O)",
+    "id_o": "player's initial double point (E_C = 2 E_U)",
+    "rd_o": "player's redouble point (E_O = 2 E_U)",
+    "cp": "player's cash point, the opponent's take point (E_U at the doubled cube = +1/2)",
+    "tg_o": "player too good to redouble (E_O = +1)",
+    "tg_oc": "player too good to double, centred cube (E_C = +1)",
+}
+POINT_NAMES: tuple[str, ...] = tuple(POINT_MEANINGS)
 
 
 @dataclass(frozen=True)
