@@ -36,6 +36,7 @@ from arena.rollout import (
 from arena.rollout_cube import CubeDecisionRollout, branch_starts, run_cube_decisions
 from arena.rollout_plays import PlayRollout, filtered_candidates, named_candidates, run_play_rollout
 from arena.stats import Figure
+from arena.tournament import plural
 from cli.common import (
     CUBE_SPEC_RULE,
     PLIES,
@@ -275,7 +276,7 @@ def _timing(trials: int, started: float) -> dict[str, Any]:
 
 
 def _footer(trials: int, timing: dict[str, Any], reason: str | None) -> str:
-    line = f"{trials} trials in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)"
+    line = f"{trials} {plural('trial', trials)} in {timing['seconds']:.1f} s ({timing['trials_per_second']} trials/s)"
     return line + (f"; stopped early: {reason}" if reason else "")
 
 
@@ -285,7 +286,8 @@ def format_result(r: RolloutResult) -> str:
     depth = c.describe()
     reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
     lines = [
-        f"Rollout of {r.start.text} for the side on roll: {r.trials} trials, {depth}, seed {c.seed}, {reduction}",
+        f"Rollout of {r.start.text} for the side on roll: {r.trials} {plural('trial', r.trials)}, {depth}, "
+        f"seed {c.seed}, {reduction}",
         "            Win      W(g)     W(bg)    L(g)     L(bg)    Equity",
         _row("estimate", r.estimate.probabilities, r.estimate.equity, "+"),
     ]

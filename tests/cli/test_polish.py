@@ -55,3 +55,8 @@ def test_a_lowercased_id_is_refused_as_case_sensitive(
 ) -> None:
     code, out, err = run_cli(capsys, "show", text, *(["--json"] if as_json else []))
     assert_clean_error(code, out, err, "IDs are case-sensitive", as_json)
+
+
+def test_one_rollout_trial_reads_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "rollout", START, "--trials", "1", "--truncate", "2")
+    assert code == 0 and "roll: 1 trial," in out and "\n1 trial in " in out and "1 trials" not in out
