@@ -70,7 +70,8 @@ def main() -> int:
             continue  # only contact positions, half of them crashed
         cases.append({"position_id": position_id_from_board(board), "gnubg_class": cls})
     counts = Counter("crashed" if c["gnubg_class"] == 9 else "contact" for c in cases)
-    out = {"generator": "tools/gnubg_fixtures/gen_crashed.py", "seed": SEED, "class_counts": dict(counts), "cases": cases}
+    out = {"generator": "tools/gnubg_fixtures/gen_crashed.py", "seed": SEED, "class_counts": dict(counts)}
+    out["cases"] = cases
     write_fixture(OUT, out, {"cases"})
     sys.stderr.write(f"wrote {OUT}: {len(cases)} cases {dict(counts)}\n")
     return 0
