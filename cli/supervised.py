@@ -113,6 +113,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
     f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
+    f.add_argument(
+        "--device",
+        choices=["cpu", "cuda"],
+        default="cpu",
+        help="where the nets and batches live while fitting (cuda: the GPU, an error without one)",
+    )
     p.set_defaults(func=run)
 
 
@@ -120,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     """Generate data or fit a candidate and report it; returns 0."""
     # Imported here so that torch loads only for this command.
     from engine.errors import JumpgammonError
-    from training.supervised import FitConfig, GenerateConfig, Loss, fit, generate
+    from training.supervised import Device, FitConfig, GenerateConfig, Loss, fit, generate
 
     if args.action == "generate":
         if len(args.data) != 1:
@@ -167,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             listwise=args.listwise,
             seed=args.seed,
             threads=args.threads,
+            device=Device(args.device),
         )
         result = fit(cfg, progress=True).to_json()
         text = f"{cfg.out}: " + "; ".join(

@@ -336,6 +336,19 @@ def shard_paths(data: Path) -> list[Path]:
 # --------------------------------------------------------------------------------------------
 
 
+class Device(enum.Enum):
+    """Where a fit runs: the nets, the batches and the validation passes."""
+
+    CPU = "cpu"
+    CUDA = "cuda"
+
+    def torch_device(self) -> torch.device:
+        """The torch device; raises JumpgammonError for cuda when torch sees no GPU."""
+        if self is Device.CUDA and not torch.cuda.is_available():
+            raise JumpgammonError("--device cuda: torch sees no CUDA GPU on this machine; use --device cpu")
+        return torch.device(self.value)
+
+
 class Loss(enum.Enum):
     """How a net's five outputs are compared with their targets."""
 
@@ -371,6 +384,7 @@ class FitConfig:
     listwise: float | None = None  # the ranking loss's temperature (equity) if listwise; None: squared
     seed: int = 1
     threads: int = 1
+    device: Device = Device.CPU  # where the nets and batches live while fitting
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready record of the settings."""
@@ -391,6 +405,7 @@ class FitConfig:
             "listwise": self.listwise,
             "seed": self.seed,
             "threads": self.threads,
+            "device": self.device.value,
         }
 
 
@@ -588,9 +603,13 @@ def choice_regrets(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarr
         return np.zeros(0)
     valid = groups >= 0
     rows = np.where(valid, groups, 0).reshape(-1)
+    device = net.device
     with torch.inference_mode():
         predicted = np.concatenate(
-            [equity_of(net(torch.from_numpy(x[rows[lo : lo + 8192]]))).numpy() for lo in range(0, len(rows), 8192)]
+            [
+                equity_of(net(torch.from_numpy(x[rows[lo : lo + 8192]]).to(device))).cpu().numpy()
+                for lo in range(0, len(rows), 8192)
+            ]
         )
     labelled = equity_of(torch.from_numpy(y[rows])).numpy()
     predicted = np.where(valid, predicted.reshape(groups.shape), np.inf)
@@ -611,13 +630,15 @@ def _mean_losses(
     """Mean per-position loss and mean per-group ranking loss of ``net`` (0 where there are none)."""
     total = 0.0
     ranked = 0.0
+    device = net.device
     with torch.inference_mode():
         for lo in range(0, len(x), 8192):
-            pred = net(torch.from_numpy(x[lo : lo + 8192]))
-            total += float(loss(pred, torch.from_numpy(y[lo : lo + 8192])).sum())
-        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+            pred = net(torch.from_numpy(x[lo : lo + 8192]).to(device))
+            total += float(loss(pred, torch.from_numpy(y[lo : lo + 8192]).to(device)).sum())
+        tx, ty = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
         for lo in range(0, len(groups), 2048):
-            ranked += float(ranking_loss(net, tx, ty, torch.from_numpy(groups[lo : lo + 2048]), temperature).sum())
+            chunk = torch.from_numpy(groups[lo : lo + 2048]).to(device)
+            ranked += float(ranking_loss(net, tx, ty, chunk, temperature).sum())
     return total / max(len(x), 1), ranked / max(len(groups), 1)
 
 
@@ -627,10 +648,13 @@ def fit_net(
     """Fit ``net`` to ``data`` with early stopping; the best net by validation loss and the per-epoch record.
 
     The loss is the per-position loss plus ``cfg.ranking`` times the per-group ranking loss; each
-    step takes ``cfg.batch_size`` positions and a quarter as many decision groups.
+    step takes ``cfg.batch_size`` positions and a quarter as many decision groups. The fit runs on
+    ``cfg.device``; the net comes back on the CPU.
     """
     rng = np.random.default_rng([cfg.seed, NET_STREAM[name]])
     torch.manual_seed(cfg.seed)
+    device = cfg.device.torch_device()
+    net = net.to(device)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     use_groups = cfg.ranking > 0 and len(data.groups_train) > 0
 
@@ -651,7 +675,7 @@ def fit_net(
     best = history[0]["validation"]
     best_state = {k: v.clone() for k, v in net.state_dict().items()}
     stale = 0
-    x_all, y_all = torch.from_numpy(data.x_train), torch.from_numpy(data.y_train)
+    x_all, y_all = torch.from_numpy(data.x_train).to(device), torch.from_numpy(data.y_train).to(device)
     group_batch = max(1, cfg.batch_size // 4)
     for epoch in range(1, cfg.max_epochs + 1):
         net.train()
@@ -659,14 +683,14 @@ def fit_net(
         group_at = 0
         bar = tqdm(total=len(x_all), disable=not progress, unit="pos", leave=False, desc=f"{name} epoch {epoch}")
         for idx in _batches(len(x_all), cfg.batch_size, rng):
-            index = torch.from_numpy(idx)
+            index = torch.from_numpy(idx).to(device)
             loss = cfg.loss(net(x_all[index]), y_all[index]).mean()
             if use_groups:
                 if group_at >= len(group_order):
                     group_order, group_at = rng.permutation(len(data.groups_train)), 0
                 chosen = data.groups_train[group_order[group_at : group_at + group_batch]]
                 group_at += group_batch
-                ranked = ranking_loss(net, x_all, y_all, torch.from_numpy(chosen), cfg.listwise)
+                ranked = ranking_loss(net, x_all, y_all, torch.from_numpy(chosen).to(device), cfg.listwise)
                 loss = loss + cfg.ranking * ranked.mean()
             optim.zero_grad()
             loss.backward()
@@ -691,7 +715,7 @@ def fit_net(
             if stale >= cfg.patience:
                 break
     net.load_state_dict(best_state)
-    return net.eval(), history
+    return net.cpu().eval(), history
 
 
 @dataclass
@@ -734,6 +758,7 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
         record = load_evaluator(cfg.out, bearoff=False).header.get("run", {})
         if record.get("trainer") == TRAINER and record.get("config") == settings:
             return FitResult(str(cfg.out), record.get("nets", {}), record.get("seconds", 0.0))
+    cfg.device.torch_device()  # a missing GPU is reported before the data load, not after
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     started = time.time()
