@@ -13,31 +13,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cube.efficiency import NET_CLASSES
 from engine.errors import JumpgammonError
 from engine.ids import board_from_position_id
 from nets.base import BoardEvaluator
 from nets.lookahead import choose_children, segment_argmax
 
 MOVE_ERRORS = Path(__file__).resolve().parent / "data" / "move_errors.npz"
-
-
-class GnubgClass(IntEnum):
-    """gnubg's position classes kept in the set (its ``positionclass`` codes)."""
-
-    RACE = 8
-    CRASHED = 9
-    CONTACT = 10
-
-    @property
-    def label(self) -> str:
-        """The class's name in reports: contact, crashed or race."""
-        return self.name.lower()
 
 
 @dataclass(frozen=True)
@@ -110,7 +97,7 @@ def decision_errors(equity2: np.ndarray, offsets: np.ndarray, chosen: np.ndarray
 def summarize(errors: np.ndarray, classes: np.ndarray) -> dict[str, dict[str, float | int]]:
     """Mean error per decision (mEMG) with its standard error and count, per class and overall."""
     out: dict[str, dict[str, float | int]] = {}
-    groups = [(c.label, classes == c) for c in GnubgClass] + [("overall", np.ones(len(errors), bool))]
+    groups = [(c.value, classes == c.gnubg_code) for c in NET_CLASSES] + [("overall", np.ones(len(errors), bool))]
     for label, mask in groups:
         e = errors[mask]
         out[label] = {
@@ -147,7 +134,7 @@ def markdown_table(result: dict[str, Any]) -> str:
         f"| class | decisions | net @{result['plies']}-ply mEMG (SE) | gnubg 0-ply mEMG (SE) | difference (SE) |",
         "|---|---|---|---|---|",
     ]
-    for label in [c.label for c in GnubgClass][::-1] + ["overall"]:
+    for label in [c.value for c in NET_CLASSES] + ["overall"]:
         a, g, d = result["ours"][label], result["gnubg_0ply"][label], result["ours_minus_gnubg_0ply"][label]
         lines.append(
             f"| {label} | {a['decisions']:,} | {a['memg']:.2f} ({a['se']:.2f}) | {g['memg']:.2f} ({g['se']:.2f}) "

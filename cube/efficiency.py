@@ -23,14 +23,14 @@ from enum import StrEnum
 
 from cube.errors import CubeInputError, check_cube_life
 
-__all__ = ["CubeEfficiency", "PositionClass", "effective_cube_life"]
+__all__ = ["NET_CLASSES", "CubeEfficiency", "PositionClass", "effective_cube_life"]
 
 #: Below this gap between the live and the dead money equity the effective x is not solved for.
 EFFECTIVE_X_MIN_GAP = 1e-4
 
 
 class PositionClass(StrEnum):
-    """gnubg's position classes that set the cube efficiency."""
+    """gnubg's position classes: they set the cube efficiency, route the phase nets and group the reports."""
 
     OVER = "over"
     BEAROFF_TWO_SIDED = "bearoff two-sided"
@@ -38,6 +38,52 @@ class PositionClass(StrEnum):
     RACE = "race"
     CRASHED = "crashed"
     CONTACT = "contact"
+
+    @property
+    def gnubg_code(self) -> int:
+        """gnubg 1.07's ``positionclass`` code (``gnubg.classifypos``), as data files store the class."""
+        return _GNUBG_CODES[self]
+
+    @property
+    def gnubg_name(self) -> str:
+        """The short name the gnubg fixture generators write (``bearoff1``, ``bearoff2``, ``contact``...)."""
+        return _GNUBG_NAMES[self]
+
+    @classmethod
+    def from_gnubg_code(cls, code: int) -> PositionClass:
+        """The class of a gnubg ``positionclass`` code; ValueError for the classes gnubg has and we do not."""
+        for kind, value in _GNUBG_CODES.items():
+            if value == int(code):
+                return kind
+        raise ValueError(f"gnubg position class code {code!r} is not one of {sorted(_GNUBG_CODES.values())}")
+
+    @classmethod
+    def from_gnubg_name(cls, name: str) -> PositionClass:
+        """The class of a fixture's short name (see :attr:`gnubg_name`)."""
+        for kind, value in _GNUBG_NAMES.items():
+            if value == name:
+                return kind
+        raise ValueError(f"gnubg position class {name!r} is not one of {sorted(_GNUBG_NAMES.values())}")
+
+
+_GNUBG_CODES = {
+    PositionClass.OVER: 0,
+    PositionClass.BEAROFF_TWO_SIDED: 4,
+    PositionClass.BEAROFF_ONE_SIDED: 6,
+    PositionClass.RACE: 8,
+    PositionClass.CRASHED: 9,
+    PositionClass.CONTACT: 10,
+}
+_GNUBG_NAMES = {
+    PositionClass.OVER: "over",
+    PositionClass.BEAROFF_TWO_SIDED: "bearoff2",
+    PositionClass.BEAROFF_ONE_SIDED: "bearoff1",
+    PositionClass.RACE: "race",
+    PositionClass.CRASHED: "crashed",
+    PositionClass.CONTACT: "contact",
+}
+#: The classes the phase nets judge (the bear-offs have databases), in gnubg's report order.
+NET_CLASSES = (PositionClass.CONTACT, PositionClass.CRASHED, PositionClass.RACE)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,15 @@ from engine.batch import crashed, phases
 from engine.position import GamePhase
 from nets.bearoff import load_two_sided
 
-__all__ = ["CubeAdvice", "cube_lives", "match_cube_advice", "money_cube_advice", "money_cube_decisions"]
+__all__ = [
+    "CubeAdvice",
+    "cube_lives",
+    "gnubg_class_codes",
+    "match_cube_advice",
+    "money_cube_advice",
+    "money_cube_decisions",
+    "position_classes",
+]
 
 #: gnubg's default cube efficiencies, built once (each construction validates every field).
 _EFFICIENCY = CubeEfficiency()
@@ -38,13 +46,21 @@ _CLASS_OF_PHASE = {
 
 
 def position_classes(boards: np.ndarray) -> list[PositionClass]:
-    """gnubg's class of each int8 (n, 26) board (side on roll's view), crashed split from contact."""
+    """gnubg's class of each int8 (n, 26) board (side on roll's view), crashed split from contact.
+
+    The one classifier of positions by gnubg's classes; :func:`gnubg_class_codes` gives them as codes.
+    """
     b = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int8)
     kinds = [_CLASS_OF_PHASE[GamePhase(int(k))] for k in phases(b)]
     is_crashed = crashed(b)
     return [
         PositionClass.CRASHED if k is PositionClass.CONTACT and c else k for k, c in zip(kinds, is_crashed, strict=True)
     ]
+
+
+def gnubg_class_codes(boards: np.ndarray) -> np.ndarray:
+    """int8 (n,) gnubg ``positionclass`` codes of the boards (:attr:`PositionClass.gnubg_code`), as files keep them."""
+    return np.array([k.gnubg_code for k in position_classes(boards)], dtype=np.int8)
 
 
 def cube_lives(boards: np.ndarray) -> list[CubeLife]:

@@ -46,9 +46,11 @@ from tqdm import tqdm
 
 from arena.rollout import RolloutConfig, RolloutStart, run_rollouts
 from arena.workers import connect_ray, worker_pool
-from engine.batch import children_batch, crashed, phases
+from cube.efficiency import NET_CLASSES, PositionClass
+from engine.batch import children_batch, phases
 from engine.errors import InvalidSpec, JumpgammonError
-from engine.position import GamePhase, Position
+from engine.position import Position
+from nets.cube_advice import gnubg_class_codes
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import choose_children, evaluate_plies, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity
@@ -77,27 +79,6 @@ class Reason(enum.IntEnum):
     def label(self) -> str:
         """The reason's name in settings and counts."""
         return self.name.lower()
-
-
-class PositionClass(enum.IntEnum):
-    """gnubg's class of a position a phase net evaluates (its ``positionclass`` codes)."""
-
-    RACE = 8
-    CRASHED = 9
-    CONTACT = 10
-
-    @property
-    def label(self) -> str:
-        """The class's name in counts."""
-        return self.name.lower()
-
-
-def position_classes(boards: np.ndarray) -> np.ndarray:
-    """int8 (n,) :class:`PositionClass` codes: crashed or contact in contact, race otherwise (either side's view)."""
-    contact = phases(boards) == GamePhase.CONTACT
-    return np.where(
-        contact, np.where(crashed(boards), PositionClass.CRASHED, PositionClass.CONTACT), PositionClass.RACE
-    ).astype(np.int8)
 
 
 @dataclass(frozen=True)
@@ -261,7 +242,7 @@ class Pool:
     games: np.ndarray  # int64 (n,): the self-play game each came from
     equity0: np.ndarray  # (n,) cubeless equity at 0 ply
     equity1: np.ndarray  # (n,) cubeless equity at 1 ply
-    classes: np.ndarray  # int8 (n,) PositionClass
+    classes: np.ndarray  # int8 (n,) gnubg class codes (PositionClass.gnubg_code)
     pair: np.ndarray  # int64 (n,): the play pair a position belongs to (-1: none)
     pair_gap: np.ndarray  # (n,): the 1-ply equity the 0-ply choice of its pair gives up (0: no pair)
 
@@ -308,7 +289,7 @@ def build_pool(ev: Evaluator, cfg: LabelConfig, rng: np.random.Generator) -> Poo
         games=all_games[first],
         equity0=cubeless_equity(ev.evaluate_boards(b)),
         equity1=cubeless_equity(evaluate_plies(ev, b, 1)),
-        classes=position_classes(b),
+        classes=gnubg_class_codes(b),
         pair=all_pair[first],
         pair_gap=all_gap[first],
     )
@@ -334,7 +315,7 @@ def select(pool: Pool, selection: Selection, rows: int, rng: np.random.Generator
     free = np.flatnonzero(~taken & (pool.pair < 0))
     score = np.abs(pool.equity1 - pool.equity0)
     take(free[np.lexsort((noise[free], -score[free]))][: quota[Reason.DISAGREE]], Reason.DISAGREE)
-    free = np.flatnonzero(~taken & (pool.classes == PositionClass.CRASHED))
+    free = np.flatnonzero(~taken & (pool.classes == PositionClass.CRASHED.gnubg_code))
     take(free[np.argsort(noise[free])][: quota[Reason.CRASHED]], Reason.CRASHED)
     free = np.flatnonzero(~taken)
     keys = structure_keys(pool.boards)
@@ -365,7 +346,7 @@ class LabelShard:
     equity0: np.ndarray  # float32 (n,): the labelling net's 0-ply equity
     equity1: np.ndarray  # float32 (n,): its 1-ply equity
     reasons: np.ndarray  # int8 (n,): Reason
-    classes: np.ndarray  # int8 (n,): PositionClass
+    classes: np.ndarray  # int8 (n,): gnubg class codes (PositionClass.gnubg_code)
     games: np.ndarray  # int64 (n,): shard * GAME_ID_STRIDE + the pool game it came from
     mean_plies: np.ndarray  # float32 (n,): mean plies played per trial
 
@@ -495,7 +476,7 @@ def _counts(shards: Sequence[LabelShard]) -> dict[str, Any]:
     return {
         "rows": int(len(reasons)),
         "by_reason": {r.label: int((reasons == r).sum()) for r in Reason},
-        "by_class": {c.label: int((classes == c).sum()) for c in PositionClass},
+        "by_class": {c.value: int((classes == c.gnubg_code).sum()) for c in NET_CLASSES},
         "equity_se": {
             "mean": round(float(np.nanmean(se)), 5),
             "median": round(float(np.nanmedian(se)), 5),
@@ -722,7 +703,7 @@ def equity_errors(data: LabelShard, equity: np.ndarray) -> dict[str, dict[str, f
         raise ValueError(f"equity of shape {equity.shape} for {len(data)} rows")
     diff = equity - data.equity.astype(np.float64)
     groups = [("all", np.ones(len(data), bool))]
-    groups += [(c.label, data.classes == c) for c in PositionClass]
+    groups += [(c.value, data.classes == c.gnubg_code) for c in NET_CLASSES]
     groups += [(f"reason_{r.label}", data.reasons == r) for r in Reason]
     out: dict[str, dict[str, float | int]] = {}
     for name, mask in groups:

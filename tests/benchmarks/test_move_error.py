@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from benchmarks.move_error import (
-    GnubgClass,
     MoveErrorSet,
     bench_moves,
     decision_errors,
@@ -17,6 +16,7 @@ from benchmarks.move_error import (
 )
 from benchmarks.train_speed import OTHER, profile_breakdown
 from cli.main import main
+from cube.efficiency import NET_CLASSES, PositionClass
 from engine.batch import children_batch
 from engine.ids import position_id_from_board
 from nets.evaluator import load_evaluator
@@ -71,7 +71,7 @@ def test_a_play_of_another_decision_is_refused() -> None:
 
 def test_summary_mean_and_standard_error() -> None:
     errors = np.array([0.0, 10.0, 4.0, 8.0, 2.0])
-    classes = np.array([GnubgClass.CONTACT, GnubgClass.CONTACT, GnubgClass.RACE, GnubgClass.RACE, GnubgClass.RACE])
+    classes = np.array([PositionClass.CONTACT.gnubg_code] * 2 + [PositionClass.RACE.gnubg_code] * 3)
     s = summarize(errors, classes)
     assert s["contact"] == {"decisions": 2, "memg": 5.0, "se": pytest.approx(5.0)}  # sd 7.07 / sqrt(2)
     assert s["race"]["memg"] == pytest.approx(14 / 3)
@@ -81,7 +81,7 @@ def test_summary_mean_and_standard_error() -> None:
 
 
 def test_subset_is_our_move_generators_decisions(subset: MoveErrorSet) -> None:
-    assert set(np.unique(subset.gnubg_class)) == {int(c) for c in GnubgClass}
+    assert set(np.unique(subset.gnubg_class)) == {c.gnubg_code for c in NET_CLASSES}
     kids, offsets = children_batch(subset.boards(), subset.dice)
     assert (np.diff(subset.offsets) > 1).all()  # only decisions with a choice
     for i in range(len(subset)):
@@ -115,8 +115,8 @@ def test_bench_moves_errors_are_non_negative_and_classes_add_up(subset: MoveErro
     result = bench_moves(load_evaluator(), 0, SUBSET)
     for who in ("ours", "gnubg_0ply"):
         rows = result[who]
-        assert all(rows[c.label]["memg"] >= 0 for c in GnubgClass)
-        assert sum(rows[c.label]["decisions"] for c in GnubgClass) == rows["overall"]["decisions"] == len(subset)
+        assert all(rows[c.value]["memg"] >= 0 for c in NET_CLASSES)
+        assert sum(rows[c.value]["decisions"] for c in NET_CLASSES) == rows["overall"]["decisions"] == len(subset)
     diff = result["ours_minus_gnubg_0ply"]["overall"]["memg"]
     assert diff == pytest.approx(result["ours"]["overall"]["memg"] - result["gnubg_0ply"]["overall"]["memg"])
 

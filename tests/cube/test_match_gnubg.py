@@ -30,13 +30,6 @@ from cube.states import CubeAction, CubeResponse, CubeState
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_match_cube.json"
 CASES: list[dict[str, Any]] = json.loads(FIXTURE.read_text())["cases"]
 
-CLASSES = {
-    "contact": PositionClass.CONTACT,
-    "crashed": PositionClass.CRASHED,
-    "race": PositionClass.RACE,
-    "bearoff1": PositionClass.BEAROFF_ONE_SIDED,
-    "bearoff2": PositionClass.BEAROFF_TWO_SIDED,
-}
 A, R = CubeAction, CubeResponse
 # gnubg's cubedecision codes (eval.h) -> (action, response, available)
 GNUBG_DECISIONS: dict[int, tuple[CubeAction, CubeResponse | None, bool]] = {
@@ -68,7 +61,7 @@ def our_decision(case: dict[str, Any]) -> MatchCubeDecision:
     score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
     cube = MatchCube(score, case["cube"], CubeState(case["owner"]))
     probs = np.clip(case["probabilities"], 0.0, 1.0)  # gnubg's single-precision P(win) can read 1.0000001
-    kind, efficiency = CLASSES[case["gnubg_class"]], CubeEfficiency()
+    kind, efficiency = PositionClass.from_gnubg_name(case["gnubg_class"]), CubeEfficiency()
     if kind is PositionClass.BEAROFF_TWO_SIDED:
         # gnubg's match-play x for its exact bearoffs: Janowski's money formula fitted to the database
         p, w, l = win_loss_values(probs)
@@ -110,7 +103,7 @@ def test_fixture_covers_a_spread_of_scores_and_classes() -> None:
             "one_point_match",
         )
     )
-    assert all(classes[k] >= 80 for k in CLASSES)
+    assert all(classes[k.gnubg_name] >= 80 for k in PositionClass if k is not PositionClass.OVER)
     decisions = Counter(GNUBG_DECISIONS[c["decision"]][:2] for c in CASES)
     for pair in [
         (A.DOUBLE, R.TAKE),

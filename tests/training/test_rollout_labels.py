@@ -15,11 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rollout import RolloutConfig
+from cube.efficiency import NET_CLASSES, PositionClass
 from engine.batch import phases
 from engine.errors import InvalidSpec, JumpgammonError
 from engine.ids import board_from_position_id
 from engine.position import GamePhase
 from nets.bearoff import load_two_sided
+from nets.cube_advice import gnubg_class_codes
 from nets.mlp import cubeless_equity
 from tests.cli.helpers import assert_clean_error, run_cli
 from training.rollout_labels import (
@@ -27,13 +29,11 @@ from training.rollout_labels import (
     LabelConfig,
     LabelShard,
     Pool,
-    PositionClass,
     Reason,
     Selection,
     equity_errors,
     label,
     label_positions,
-    position_classes,
     read_labels,
     rollout_seed,
     select,
@@ -72,9 +72,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[LabelConfig, Path
 def test_position_classes_match_gnubg_near_the_crashed_boundary() -> None:
     cases = json.loads((FIXTURES / "gnubg_crashed.json").read_text())["cases"]
     boards = np.stack([board_from_position_id(c["position_id"]) for c in cases])
-    assert np.array_equal(position_classes(boards), [c["gnubg_class"] for c in cases])
+    assert np.array_equal(gnubg_class_codes(boards), [c["gnubg_class"] for c in cases])
     race = board_of({6: 5, 8: 5, 10: 5}, {6: 5, 8: 5, 10: 5})
-    assert position_classes(race[None])[0] == PositionClass.RACE
+    assert gnubg_class_codes(race[None])[0] == PositionClass.RACE.gnubg_code
 
 
 def test_structure_keys_tell_back_games_from_the_opening() -> None:
@@ -111,8 +111,8 @@ def _pool(n: int) -> Pool:
     gap = np.zeros(n)
     pair[[0, 1, 2, 3]] = [0, 0, 1, 1]
     gap[[0, 1, 2, 3]] = [0.01, 0.01, 0.2, 0.2]
-    classes = np.full(n, PositionClass.CONTACT, np.int8)
-    classes[[8, 9]] = PositionClass.CRASHED
+    classes = np.full(n, PositionClass.CONTACT.gnubg_code, np.int8)
+    classes[[8, 9]] = PositionClass.CRASHED.gnubg_code
     equity0 = rng.normal(size=n) * 0.01
     equity1 = equity0.copy()
     equity1[[5, 6, 7]] += [0.3, -0.5, 0.2]
@@ -181,7 +181,7 @@ def test_the_manifest_states_the_net_the_settings_and_the_counts(dataset: tuple[
     counts = manifest["counts"]
     assert counts["rows"] == len(data) == 10
     assert counts["by_reason"] == {r.label: int((data.reasons == r).sum()) for r in Reason}
-    assert counts["by_class"] == {c.label: int((data.classes == c).sum()) for c in PositionClass}
+    assert counts["by_class"] == {c.value: int((data.classes == c.gnubg_code).sum()) for c in NET_CLASSES}
 
 
 def test_shards_hold_rollout_labels_of_net_positions(dataset: tuple[LabelConfig, Path]) -> None:
@@ -266,7 +266,7 @@ def test_equity_errors_by_class_and_reason() -> None:
         equity0=np.zeros(n, np.float32),
         equity1=np.zeros(n, np.float32),
         reasons=np.array([Reason.RANDOM, Reason.RANDOM, Reason.CRASHED, Reason.CRASHED], np.int8),
-        classes=np.array([PositionClass.CONTACT] * 2 + [PositionClass.CRASHED] * 2, np.int8),
+        classes=np.array([PositionClass.CONTACT.gnubg_code] * 2 + [PositionClass.CRASHED.gnubg_code] * 2, np.int8),
         games=np.arange(n),
         mean_plies=np.full(n, 30.0, np.float32),
     )
