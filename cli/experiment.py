@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
                     f"mean |jump| {r['mean_abs']:.4f} +- {r['mean_abs_se']:.4f}"
                 )
         print(f"implied Janowski x: {json.dumps(remote['implied_janowski_x'])}")
+        print(_where(args, folder))
         return 0
     result = run_sweep(
         args.name,

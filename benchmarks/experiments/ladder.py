@@ -24,7 +24,13 @@ from typing import Any
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.tournament import BLOCK_PAIRS, pair_points_of, pair_statistics, run_tournament
 from benchmarks.experiments.plots import pyplot, save_png
-from benchmarks.experiments.provenance import LEDGER_REMEDY, check_folder, claim_folder, committed_result
+from benchmarks.experiments.provenance import (
+    LEDGER_REMEDY,
+    check_folder,
+    claim_folder,
+    committed_result,
+    nothing_played,
+)
 from nets.weights import write_atomic
 from players.specs import net_spec
 
@@ -124,7 +130,8 @@ def run_ladder(
     Returns (and, when ``play``, writes as result.json) every row of the ladder: each row's ``ppg``
     and ``se`` are A's points per game against B with the standard error over mirrored pairs; rows
     not played this time (or with ``play`` False) report what their ledgers hold, or without a
-    ledger what the folder's result.json says of them. With ``play`` False nothing is written.
+    ledger what the folder's result.json says of them. With ``play`` False nothing is written, and a
+    folder holding no row at all is a ValueError.
     """
     if play:
         claim_folder(out, weights)
@@ -164,6 +171,8 @@ def run_ladder(
             played, _ = run_tournament(_config(rung, target, seed), workers=workers, progress=progress, checkpoint=path)
             row.update(games=played.games, ppg=played.ppg, se=played.se, games_per_second=played.games_per_second)
         rows.append(row)
+    if not play and not any(row.get("games") for row in rows):
+        raise nothing_played(out)
     result = {"experiment": "ladder", "seed": seed, "net_cube": NET_CUBE, "rows": rows}
     if play:
         write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
