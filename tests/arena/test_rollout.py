@@ -301,9 +301,15 @@ def test_a_truncated_cubeful_trial_takes_the_strategys_equity(evaluator: Evaluat
 
 BAD_STARTS = [
     ("nonsense", InvalidPositionId),
-    (f"{OPENING}:{MatchState(match_length=7, score=(2, 3)).id}", NotSupported),
     (f"{OPENING}:{MatchState(cube=2, doubled=True).id}", NotSupported),
 ]
+
+
+def test_a_match_id_gives_the_score_seen_by_the_side_on_roll() -> None:
+    """Player 1 on roll at 2-3 in a 7-point match: 4-away against 5-away; the Jacoby rule is money's only."""
+    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=7, score=(2, 3), on_roll=1).id}")
+    assert start.score is not None and (start.score.away, start.score.opp_away, start.score.crawford) == (4, 5, False)
+    assert not start.jacoby
 
 
 @pytest.mark.parametrize(("text", "error"), BAD_STARTS)
