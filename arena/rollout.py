@@ -199,6 +199,7 @@ class RolloutConfig:
     late_after: int | None = None
     late_plies: int = 0
     met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
+    beavers: bool = False  # money: a doubled side may beaver (redouble at once, keeping the cube)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
@@ -489,7 +490,7 @@ def roll_out_block(
     jacoby = {s.jacoby for s in starts} if config.cubeful else {False}
     if len(jacoby) > 1:
         raise NotSupported("the positions of a cubeful rollout differ in the Jacoby rule (their match IDs)")
-    rules = Rules(cubeful=config.cubeful, jacoby=jacoby.pop())
+    rules = Rules(cubeful=config.cubeful, jacoby=jacoby.pop(), beavers=config.beavers and not is_match(starts))
     boards = np.stack([s.position.array for s in starts])[pos]
     scoring, match = None, None
     if is_match(starts):
@@ -781,6 +782,7 @@ class RolloutResult:
             "seed": c.seed,
             "cubeful": c.cubeful,
             "cube": c.cube_spec if c.cubeful else None,
+            "beavers": c.beavers and c.cubeful and self.start.score is None,
             "variance_reduction": c.variance_reduction,
             "luck_plies": 0 if c.variance_reduction else None,
             **self.estimate.to_json(),

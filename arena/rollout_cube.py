@@ -182,7 +182,10 @@ def pair_up(
     starts: Sequence[RolloutStart], config: RolloutConfig, results: list[RolloutResult]
 ) -> list[CubeDecisionRollout]:
     """The cube decisions of ``starts`` from the results of their branches (ND, DT of each start in turn)."""
-    return [CubeDecisionRollout(start, config, results[2 * i], results[2 * i + 1]) for i, start in enumerate(starts)]
+    return [
+        CubeDecisionRollout(start, config, results[2 * i], results[2 * i + 1], config.beavers and start.score is None)
+        for i, start in enumerate(starts)
+    ]
 
 
 def stop_figures(

@@ -88,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--cubeful", action="store_true", help="play with the doubling cube; report the cubeful equity")
     p.add_argument("--cube", default=None, metavar="CUBE", help=f"both sides' cube strategy; {CUBE_SPEC_RULE}")
+    p.add_argument("--beavers", action="store_true", help="money: a doubled side may beaver (with a cube)")
     p.add_argument(
         "--cube-decision",
         action="store_true",
@@ -140,7 +141,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 POSITIVE = float_range(0.0, math.inf, low_open=True, high_open=True)
 #: Options a resumed rollout takes from its file.
 FROM_THE_FILE = ("id", "file", "plays", "moves", "level", "plies", "cube_plies", "truncate", "truncate_plies")
-FROM_THE_FILE_TOO = ("late_after", "late_plies", "cube", "weights")
+FROM_THE_FILE_TOO = ("late_after", "late_plies", "cube", "weights", "beavers")
 
 
 @dataclass
@@ -173,6 +174,7 @@ def new_request(args: argparse.Namespace) -> Request:
         trials=args.trials or DEFAULT_TRIALS,
         cubeful=cubeful,
         met=args.met if is_match(starts) else None,
+        beavers=args.beavers,
         cube=args.cube if cubeful else None,  # --cube none alone: cubeless
         seed=args.seed,
         variance_reduction=not args.no_variance_reduction,

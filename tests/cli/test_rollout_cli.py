@@ -77,6 +77,13 @@ def test_cube_decision_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert d["no_double"]["equity"] == pytest.approx(js["equity"], abs=2e-6)
 
 
+def test_a_beaver_where_beavers_are_played(capsys: pytest.CaptureFixture[str]) -> None:
+    """76 against 57 pips: double/take leaves the doubler far below zero, a beaver with --beavers."""
+    code, out, _ = run_cli(capsys, "rollout", RACE, "--trials", "36", "--cube-decision", "--beavers", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["beavers"] and js["cube_decision"]["action"] == "No double, beaver"
+
+
 def test_cube_decision_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "rollout", RACE, "--trials", "36", "--cube-decision")
     assert code == 0 and "Proper cube action: No double, take" in out and "Double/take" in out
