@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         batching=not args.no_batching,
         max_rollout_trials=args.max_rollout_trials,
         net_threads=args.net_threads,
+        weights=None if args.weights is None else str(args.weights),
     )
     url = f"http://{args.host}:{args.port}/"
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)

@@ -176,8 +176,16 @@ def after_play(child: Position, match: MatchState) -> str:
 class Service:
     """The API's state: the net, its batcher, the rollout bound."""
 
-    def __init__(self, evaluator: Evaluator, batching: bool, max_rollout_trials: int, net_threads: int = 1) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        batching: bool,
+        max_rollout_trials: int,
+        net_threads: int = 1,
+        weights: str | None = None,
+    ) -> None:
         self.evaluator = evaluator
+        self.weights = weights  # the file of ``evaluator`` (None: the shipped net), for the rollouts' players
         self.batcher = NetBatcher(evaluator.evaluate_boards, batching=batching, net_threads=net_threads)
         self.max_rollout_trials = max_rollout_trials
         self.rollouts = asyncio.Semaphore(1)
@@ -286,7 +294,9 @@ class Service:
         if req.trials > self.max_rollout_trials:
             bound = self.max_rollout_trials
             raise ApiInputError("trials", f"trials {req.trials} is above this server's bound of {bound}")
-        config = RolloutConfig(trials=req.trials, plies=req.plies, cubeful=req.cubeful, seed=req.seed)
+        config = RolloutConfig(
+            trials=req.trials, plies=req.plies, cubeful=req.cubeful, seed=req.seed, weights=self.weights
+        )
         async with self.rollouts:
             try:
                 results = await asyncio.get_running_loop().run_in_executor(
@@ -321,9 +331,13 @@ def create_app(
     batching: bool = True,
     max_rollout_trials: int = DEFAULT_MAX_ROLLOUT_TRIALS,
     net_threads: int = 1,
+    weights: str | None = None,
 ) -> FastAPI:
-    """The FastAPI application over ``evaluator``; ``batching`` off evaluates each request alone."""
-    service = Service(evaluator, batching, max_rollout_trials, net_threads)
+    """The FastAPI application over ``evaluator`` (loaded from ``weights``, None: the shipped net).
+
+    ``batching`` off evaluates each request alone; rollouts play with the same weights.
+    """
+    service = Service(evaluator, batching, max_rollout_trials, net_threads, weights)
     app = FastAPI(
         title="jumpgammon",
         version=_version(),
