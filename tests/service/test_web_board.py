@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,10 +181,11 @@ def api(server: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 def board_counts(dev: DevTools) -> tuple[int, int, int]:
     """Checkers drawn: the side on roll's, the opponent's, and the dice."""
-    return tuple(  # type: ignore[return-value]
-        dev.evaluate(f"document.querySelectorAll('{sel}').length")
+    mine, theirs, dice = (
+        int(dev.evaluate(f"document.querySelectorAll('{sel}').length"))
         for sel in ("#board circle.mine", "#board circle.theirs", "#board rect.die")
     )
+    return mine, theirs, dice
 
 
 def test_paste_an_id_see_the_board_the_evaluation_the_cube_and_the_plays(
@@ -228,7 +230,7 @@ def test_paste_an_id_see_the_board_the_evaluation_the_cube_and_the_plays(
 
 def test_click_a_play_to_see_the_position_after_it(server: str, browser: DevTools) -> None:
     dev = browser
-    dev.call("Page.navigate", url=server + "/?position=" + urllib.request.quote(PASTED))
+    dev.call("Page.navigate", url=server + "/?position=" + urllib.parse.quote(PASTED))
     dev.wait_for("document.querySelectorAll('#moves li').length > 0")
     target = dev.evaluate("document.querySelector('#moves li').dataset.xgid")
     after = api(server, "/api/evaluate", {"position": target})
