@@ -37,7 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
     )
     p.add_argument("action", choices=["generate", "fit"])
-    p.add_argument("--data", type=Path, action="append", required=True, help="data folder (fit: repeat to pool)")
+    p.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        required=True,
+        help="data folder (fit: repeat to pool; 'jumpgammon label' folders of rollout labels are pooled too)",
+    )
     add_json_argument(p)
     g = p.add_argument_group("generate")
     g.add_argument("--shards", type=int_range(1, 100_000), default=1, help="the data set's size in shards, in total")
@@ -114,6 +120,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
     f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
     f.add_argument(
+        "--label-weight",
+        type=float_range(0, 1000, low_open=True),
+        default=1.0,
+        help="loss weight of each rollout-label row (a self-play shard row weighs 1)",
+    )
+    f.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="held-out folder (rollout labels or shards; repeatable): its boards are left out of the fit",
+    )
+    f.add_argument(
         "--device",
         choices=["cpu", "cuda"],
         default="cpu",
@@ -126,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     """Generate data or fit a candidate and report it; returns 0."""
     # Imported here so that torch loads only for this command.
     from engine.errors import JumpgammonError
-    from training.supervised import Device, FitConfig, GenerateConfig, Loss, fit, generate
+    from training.label_fit import fit_with_labels, split_folders
+    from training.supervised import Device, FitConfig, GenerateConfig, Loss, generate
 
     if args.action == "generate":
         if len(args.data) != 1:
@@ -156,8 +176,9 @@ def run(args: argparse.Namespace) -> int:
             raise JumpgammonError("fit needs --out, the candidate weights file")
         widths = (("contact", args.widen_contact), ("race", args.widen_race), ("crashed", args.widen_crashed))
         widen = {name: w for name, w in widths if w is not None}
+        shard_folders, label_folders = split_folders(tuple(args.data))
         cfg = FitConfig(
-            data=tuple(args.data),
+            data=shard_folders,
             out=args.out,
             start=args.start,
             widen=widen,
@@ -174,8 +195,11 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             threads=args.threads,
             device=Device(args.device),
+            labels=label_folders,
+            label_weight=args.label_weight,
+            exclude=tuple(args.exclude),
         )
-        result = fit(cfg, progress=True).to_json()
+        result = fit_with_labels(cfg, progress=True).to_json()
         text = f"{cfg.out}: " + "; ".join(
             f"{name} validation loss {r['validation_before']:.6f} -> {r['validation_best']:.6f} "
             f"(epoch {r['best_epoch']})"

@@ -385,6 +385,10 @@ class FitConfig:
     seed: int = 1
     threads: int = 1
     device: Device = Device.CPU  # where the nets and batches live while fitting
+    # rollout-label folders (``jumpgammon label``) pooled with the shards; read by training.label_fit
+    labels: tuple[Path, ...] = ()
+    label_weight: float = 1.0  # each rollout-label row's weight in the loss (a shard row's is 1)
+    exclude: tuple[Path, ...] = ()  # held-out folders: no board of theirs is fitted or validated on
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready record of the settings."""
@@ -406,6 +410,9 @@ class FitConfig:
             "seed": self.seed,
             "threads": self.threads,
             "device": self.device.value,
+            "labels": [str(d) for d in self.labels],
+            "label_weight": self.label_weight,
+            "exclude": [str(d) for d in self.exclude],
         }
 
 
@@ -439,6 +446,27 @@ def widened_tensors(
     return out
 
 
+@dataclass(frozen=True)
+class ExtraRows:
+    """Labelled positions from outside the shards (rollout labels), pooled with them in a fit.
+
+    ``targets`` are the five probabilities for the side on roll of ``boards``; ``games`` tell the
+    rows' games apart within this source (validation splits by them); ``weight`` is every row's
+    weight in the loss; ``provenance`` goes into the candidate's record.
+    """
+
+    boards: np.ndarray  # int8 (n, 26)
+    targets: np.ndarray  # float32 (n, 5)
+    games: np.ndarray  # int64 (n,)
+    weight: float
+    provenance: dict[str, Any]
+
+
+def board_keys(boards: np.ndarray) -> set[bytes]:
+    """The set of ``boards`` (int8 (n, 26)) as bytes keys, for membership tests."""
+    return {row.tobytes() for row in np.ascontiguousarray(boards, dtype=np.int8)}
+
+
 @dataclass
 class PhaseData:
     """One net's training and validation arrays: encoded inputs, targets and decision groups.
@@ -453,6 +481,8 @@ class PhaseData:
     y_val: np.ndarray
     groups_train: np.ndarray = field(default_factory=lambda: np.zeros((0, GROUP_WIDTH), np.int64))
     groups_val: np.ndarray = field(default_factory=lambda: np.zeros((0, GROUP_WIDTH), np.int64))
+    w_train: np.ndarray | None = None  # float32 row weights in the loss; None: all 1
+    w_val: np.ndarray | None = None
 
 
 GROUP_WIDTH = 8  # the most plays gnubg's Normal filter keeps
@@ -481,13 +511,17 @@ def load_phase_data(
     seed: int,
     encoder: Callable[[np.ndarray], np.ndarray] = encode,
     split_crashed: bool = False,
+    extra: tuple[ExtraRows, ...] = (),
+    excluded: set[bytes] | None = None,
 ) -> tuple[dict[str, PhaseData], dict[str, Any]]:
-    """Every shard of ``folders`` split by game into training and validation data per net, and their provenance.
+    """Every shard of ``folders`` and the ``extra`` rows split by game into training and validation data per net.
 
-    ``encoder`` turns int8 (n, 26) boards into the nets' float32 inputs (v1 by default). With
-    ``split_crashed`` the contact positions of gnubg's crashed class go to a net of their own, "crashed".
+    Returns the data per net and their provenance. ``encoder`` turns int8 (n, 26) boards into the
+    nets' float32 inputs (v1 by default). With ``split_crashed`` the contact positions of gnubg's
+    crashed class go to a net of their own, "crashed". Rows whose board is in ``excluded`` are
+    left out (counted in the provenance); extra rows a phase net does not evaluate are left out too.
     """
-    boards, targets, games, ph, groups = [], [], [], [], []
+    boards, targets, games, ph, groups, weights = [], [], [], [], [], []
     provenance: list[dict[str, Any]] = []
     for folder_index, folder in enumerate(folders):
         paths = shard_paths(folder)
@@ -509,9 +543,31 @@ def load_phase_data(
             ph.append(s.phases)
             ids = s.group_ids()
             groups.append(np.where(ids >= 0, ids + folder_index * (1 << 56), -1))
+            weights.append(np.ones(len(s.boards), np.float32))
+    for extra_index, rows in enumerate(extra, start=len(folders)):
+        row_phases = phases(rows.boards).astype(np.int8)
+        keep = np.isin(row_phases, list(NET_OF_PHASE))
+        provenance.append({**rows.provenance, "rows": len(rows.boards), "outside_the_phase_nets": int((~keep).sum())})
+        boards.append(rows.boards[keep].astype(np.int8))
+        targets.append(rows.targets[keep].astype(np.float32))
+        games.append(rows.games[keep] + extra_index * (1 << 56))
+        ph.append(row_phases[keep])
+        groups.append(np.full(int(keep.sum()), -1, np.int64))
+        weights.append(np.full(int(keep.sum()), rows.weight, np.float32))
     all_boards, all_targets = np.concatenate(boards), np.concatenate(targets)
     all_games, all_phases = np.concatenate(games), np.concatenate(ph)
-    all_groups = np.concatenate(groups)
+    all_groups, all_weights = np.concatenate(groups), np.concatenate(weights)
+    omitted = 0
+    if excluded:
+        out_rows = np.fromiter((row.tobytes() in excluded for row in all_boards), bool, len(all_boards))
+        omitted = int(out_rows.sum())
+        if omitted:  # group ids index rows: drop the rows' group memberships before the rows
+            all_groups = np.where(out_rows, -1, all_groups)
+            keep_rows = ~out_rows
+            all_boards, all_targets, all_games = all_boards[keep_rows], all_targets[keep_rows], all_games[keep_rows]
+            all_phases, all_groups, all_weights = all_phases[keep_rows], all_groups[keep_rows], all_weights[keep_rows]
+    if len(all_boards) == 0:
+        raise JumpgammonError("the data hold no position to fit once the held-out boards are left out")
     is_val = held_out(all_games, validation, seed)
     routes = {name: all_phases == phase for phase, name in NET_OF_PHASE.items()}
     if split_crashed:
@@ -528,6 +584,8 @@ def load_phase_data(
             all_targets[va],
             group_matrix(all_groups[tr]),
             group_matrix(all_groups[va]),
+            all_weights[tr],
+            all_weights[va],
         )
         counts[name] = {
             "train": int(tr.sum()),
@@ -541,6 +599,7 @@ def load_phase_data(
         "positions": counts,
         "games": len(np.unique(all_games)),
         "validation_games": held_games,
+        "excluded_rows": omitted,
     }
 
 
@@ -625,21 +684,29 @@ def choice_regret(net: PhaseNet, x: np.ndarray, y: np.ndarray, groups: np.ndarra
 
 
 def _mean_losses(
-    net: PhaseNet, loss: Loss, x: np.ndarray, y: np.ndarray, groups: np.ndarray, temperature: float | None
+    net: PhaseNet,
+    loss: Loss,
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    temperature: float | None,
+    w: np.ndarray | None = None,
 ) -> tuple[float, float]:
-    """Mean per-position loss and mean per-group ranking loss of ``net`` (0 where there are none)."""
+    """Weighted mean per-position loss (row weights ``w``, None: 1) and mean per-group ranking loss (0 for none)."""
     total = 0.0
     ranked = 0.0
     device = net.device
+    w = np.ones(len(x), np.float32) if w is None else w
     with torch.inference_mode():
         for lo in range(0, len(x), 8192):
             pred = net(torch.from_numpy(x[lo : lo + 8192]).to(device))
-            total += float(loss(pred, torch.from_numpy(y[lo : lo + 8192]).to(device)).sum())
+            per_row = loss(pred, torch.from_numpy(y[lo : lo + 8192]).to(device))
+            total += float((per_row * torch.from_numpy(w[lo : lo + 8192]).to(device)).sum())
         tx, ty = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
         for lo in range(0, len(groups), 2048):
             chunk = torch.from_numpy(groups[lo : lo + 2048]).to(device)
             ranked += float(ranking_loss(net, tx, ty, chunk, temperature).sum())
-    return total / max(len(x), 1), ranked / max(len(groups), 1)
+    return total / max(float(w.sum()), 1e-12) if len(x) else 0.0, ranked / max(len(groups), 1)
 
 
 def fit_net(
@@ -659,8 +726,10 @@ def fit_net(
     use_groups = cfg.ranking > 0 and len(data.groups_train) > 0
 
     def record(epoch: int) -> dict[str, float]:
-        train, train_rank = _mean_losses(net, cfg.loss, data.x_train, data.y_train, data.groups_train, cfg.listwise)
-        val, val_rank = _mean_losses(net, cfg.loss, data.x_val, data.y_val, data.groups_val, cfg.listwise)
+        train, train_rank = _mean_losses(
+            net, cfg.loss, data.x_train, data.y_train, data.groups_train, cfg.listwise, data.w_train
+        )
+        val, val_rank = _mean_losses(net, cfg.loss, data.x_val, data.y_val, data.groups_val, cfg.listwise, data.w_val)
         return {
             "epoch": epoch,
             "train": train,
@@ -676,6 +745,8 @@ def fit_net(
     best_state = {k: v.clone() for k, v in net.state_dict().items()}
     stale = 0
     x_all, y_all = torch.from_numpy(data.x_train).to(device), torch.from_numpy(data.y_train).to(device)
+    w_train = data.w_train if data.w_train is not None else np.ones(len(data.x_train), np.float32)
+    w_all = torch.from_numpy(w_train).to(device)
     group_batch = max(1, cfg.batch_size // 4)
     for epoch in range(1, cfg.max_epochs + 1):
         net.train()
@@ -684,7 +755,7 @@ def fit_net(
         bar = tqdm(total=len(x_all), disable=not progress, unit="pos", leave=False, desc=f"{name} epoch {epoch}")
         for idx in _batches(len(x_all), cfg.batch_size, rng):
             index = torch.from_numpy(idx).to(device)
-            loss = cfg.loss(net(x_all[index]), y_all[index]).mean()
+            loss = (cfg.loss(net(x_all[index]), y_all[index]) * w_all[index]).mean()
             if use_groups:
                 if group_at >= len(group_order):
                     group_order, group_at = rng.permutation(len(data.groups_train)), 0
@@ -741,12 +812,17 @@ def _check_out(out: Path) -> None:
         )
 
 
-def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
+def fit(
+    cfg: FitConfig, progress: bool = True, extra: tuple[ExtraRows, ...] = (), excluded: set[bytes] | None = None
+) -> FitResult:
     """Fit the phase nets to the data and write the candidate to ``cfg.out``; a finished fit is not redone.
 
-    Rerunning a stopped fit starts it again (it takes minutes); rerunning a finished one with the
-    same settings reports the saved record.
+    ``extra`` are the rows of ``cfg.labels`` and ``excluded`` the boards of ``cfg.exclude``, both
+    read by :func:`training.label_fit.fit_with_labels`. Rerunning a stopped fit starts it again (it
+    takes minutes); rerunning a finished one with the same settings reports the saved record.
     """
+    if (cfg.labels and not extra) or (cfg.exclude and excluded is None):
+        raise JumpgammonError("rollout labels and held-out folders are read by training.label_fit.fit_with_labels")
     _check_out(cfg.out)
     remove_stale_temporaries(cfg.out)
     start = cfg.start if cfg.start is not None else DEFAULT_WEIGHTS
@@ -770,7 +846,9 @@ def fit(cfg: FitConfig, progress: bool = True) -> FitResult:
         recoded = {name: recoded_tensors(net.tensors(), net.config, encoding) for name, net in starts.items()}
     except ValueError as exc:
         raise JumpgammonError(f"--start {str(start)!r}: {exc}") from None
-    data, provenance = load_phase_data(cfg.data, cfg.validation, cfg.seed, encoding.inputs, "crashed" in names)
+    data, provenance = load_phase_data(
+        cfg.data, cfg.validation, cfg.seed, encoding.inputs, "crashed" in names, extra, excluded
+    )
     rng = np.random.default_rng(cfg.seed)
     nets: dict[str, Any] = {}
     report: dict[str, dict[str, Any]] = {}
