@@ -189,6 +189,7 @@ class Service:
         self.batcher = NetBatcher(evaluator.evaluate_boards, batching=batching, net_threads=net_threads)
         self.max_rollout_trials = max_rollout_trials
         self.rollouts = asyncio.Semaphore(1)
+        self.version = _version()  # read once: the package metadata takes milliseconds to read
 
     async def probabilities(self, position: Position, plies: int) -> np.ndarray:
         """The net's probabilities for the side on roll at ``plies`` (0-ply batched with other requests)."""
@@ -271,18 +272,16 @@ class Service:
         if dice == (0, 0):
             raise ApiInputError("dice", f"{req.position!r} has no dice rolled: give dice")
         dice = _check_dice(dice)
-        plays = position.plays(dice)
         if match.match_length:
             cube_now = match_cube_of(match, met)
             moves = await self.batcher.call(moves_mwc_json, position, dice, req.plies, met, cube_now)
         else:
             moves = await self.batcher.call(moves_json, position, dice, req.plies)
-        children = {child.id: child for _, child in plays}
         shown = moves[: req.max_moves]
-        for m in shown:
-            m["xgid"] = after_play(children[m["position_id"]], match)
+        for m in shown:  # each play's resulting position is its ID's, the opponent on roll
+            m["xgid"] = after_play(Position.from_id(m["position_id"]), match)
         out = describe(position, match)
-        out.update(dice=list(dice), plies=req.plies, legal_plays=len(plays), moves=shown)
+        out.update(dice=list(dice), plies=req.plies, legal_plays=len(moves), moves=shown)
         return out
 
     async def rollout(self, req: RolloutRequest) -> dict[str, Any]:
@@ -309,7 +308,7 @@ class Service:
     def health(self) -> dict[str, Any]:
         """Liveness and the batcher's counts."""
         stats = self.batcher.stats.to_json()
-        return {"status": "ok", "version": _version(), "batching": self.batcher.batching, **stats}
+        return {"status": "ok", "version": self.version, "batching": self.batcher.batching, **stats}
 
 
 def _version() -> str:
