@@ -78,7 +78,7 @@ from cube.match import MatchCube, MatchScore, game_result_mwc, mwc_to_equity
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from cube.states import CubeState
 from engine.batch import children_batch, parse_id_pair
-from engine.errors import InvalidSpec, JumpgammonError, NotSupported
+from engine.errors import InvalidSpec, JumpgammonError, NotSupported, raised_by_interrupt
 from engine.match import GameState
 from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
@@ -1035,6 +1035,13 @@ def run_rollouts(
             parts.append(part)
             if stop is not None and stop(summary(parts)):
                 break
+    except (KeyboardInterrupt, Exception) as exc:
+        if not raised_by_interrupt(exc):
+            raise
+        raise KeyboardInterrupt(
+            f"{bar.n:,} of {bar.total:,} trials finished and not kept (a rollout is written when it ends: "
+            "--save after fewer --trials, then --resume, builds one in steps)"
+        ) from None
     finally:
         bar.close()
     if not parts:

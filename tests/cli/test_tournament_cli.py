@@ -172,3 +172,17 @@ def test_the_bar_counts_each_game_once(capsys: pytest.CaptureFixture[str]) -> No
     code, _, err = run_cli(capsys, *argv)
     counts = [int(m) for m in re.findall(r"\| *(\d+)/40 ", err)]
     assert code == 0 and counts and max(counts) == 40 and counts == sorted(counts)
+
+
+def test_an_interrupted_rollout_says_its_trials_are_not_kept(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same kind as the tournament's: a rollout is written only when it ends, so Ctrl-C loses its trials."""
+    import arena.rollout
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.rollout, "_play_block", interrupted)
+    code, out, err = run_cli(capsys, "rollout", "4HPwATDgc/ABMA", "--trials", "72", "--truncate", "2")
+    assert code == 130 and out == "" and "interrupted; 0 of 72 trials finished and not kept" in err
