@@ -904,7 +904,8 @@ def _play_block(
 class _Running:
     """Running mean and SE of each start's headline equity (finished trials so far), for the progress bar."""
 
-    def __init__(self, positions: int) -> None:
+    def __init__(self, positions: int, mwc: bool = False) -> None:
+        self.mwc = mwc  # the headline is a match-winning chance (a rollout at a match score), shown in percent
         self.n = np.zeros(positions)
         self.total = np.zeros(positions)
         self.squares = np.zeros(positions)
@@ -921,6 +922,8 @@ class _Running:
         mean = self.total[0] / n
         se = math.sqrt(max(self.squares[0] / n - mean**2, 0.0) * n / (n - 1) / n)
         prefix = "first position " if len(self.n) > 1 else ""
+        if self.mwc:
+            return f"{prefix}MWC {100 * mean:.2f}% +- {100 * se:.2f}%"
         return f"{prefix}equity {mean:+.4f} +- {se:.4f}"
 
 
@@ -1001,7 +1004,7 @@ def run_rollouts(
     if done > config.trials:
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")
     blocks = blocks_of(config, len(starts), done)
-    running = _Running(len(starts))
+    running = _Running(len(starts), mwc=config.cubeful and is_match(starts))
     # Until the first trials end the bar says why nothing moves (numba compiles its kernels on a first run).
     bar = tqdm(
         total=(config.trials - done) * len(starts),

@@ -307,7 +307,7 @@ def format_result(r: RolloutResult) -> str:
             + (f", SE {100 * mwc.se:.2f}%" if mwc.se is not None else "")
             + f"; normalised equity {equity.value:+.4f}"
             + (f", SE {equity.se:.4f}" if equity.se is not None else "")
-            + f"; {a['doubles']} doubles, {a['takes']} takes, {a['passes']} passes"
+            + f"; {_cube_counts(a)}"
         )
     elif c.cubeful and r.estimate.cubeful_equity is not None:
         se = r.estimate.cubeful_equity_se
@@ -317,7 +317,7 @@ def format_result(r: RolloutResult) -> str:
             f"Cubeful equity ({c.cube_spec}): {r.estimate.cubeful_equity:+.4f}"
             + (f", SE {se:.4f}" if se is not None else "")
             + (f" (raw SE {raw_se:.4f})" if c.variance_reduction and raw_se is not None else "")
-            + f"; {a['doubles']} doubles, {a['takes']} takes, {a['passes']} passes"
+            + f"; {_cube_counts(a)}"
         )
     return "\n".join(lines)
 
@@ -328,6 +328,14 @@ def _score_text(start: RolloutStart) -> str:
     assert score is not None
     kind = " (Crawford game)" if score.crawford else " (post-Crawford)" if score.post_crawford else ""
     return f"{score.away}-away against {score.opp_away}-away{kind}"
+
+
+def _cube_counts(actions: dict[str, int]) -> str:
+    """The doubles, takes and passes of a rollout's cube actions, each word in the number it needs."""
+    return ", ".join(
+        f"{actions[k]} {plural(w, actions[k])}"
+        for k, w in (("doubles", "double"), ("takes", "take"), ("passes", "pass"))
+    )
 
 
 def _row(label: str, values: np.ndarray, equity: float, sign: str) -> str:

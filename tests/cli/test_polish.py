@@ -60,3 +60,11 @@ def test_a_lowercased_id_is_refused_as_case_sensitive(
 def test_one_rollout_trial_reads_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "rollout", START, "--trials", "1", "--truncate", "2")
     assert code == 0 and "roll: 1 trial," in out and "\n1 trial in " in out and "1 trials" not in out
+
+
+def test_a_match_rollout_shows_mwc_in_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    """Its bar said "equity +0.5080 +- 0.0008" for a 50.80% match-winning chance; "1 doubles" below."""
+    code, out, err = run_cli(capsys, "rollout", f"{START}:cAmgAAAAAAAA", "--trials", "36", "--truncate", "3")
+    frames = err.replace("\r", "\n").splitlines()
+    assert code == 0 and any("MWC " in f and "% +- " in f for f in frames) and "equity +0.5" not in err
+    assert "cubeful MWC" in out and "1 doubles" not in out and "1 takes" not in out
