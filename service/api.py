@@ -356,6 +356,8 @@ def create_app(
         whole_body = str(first.get("type", "")).startswith("json")  # not JSON at all: its location is a character
         field = "body" if whole_body else _field_of(tuple(first.get("loc", ("body",))))
         message = " ".join(str(first.get("msg", "invalid value")).split())
+        if field == "body":
+            message += " (send a JSON object with Content-Type: application/json)"
         return JSONResponse({"error": f"field {field!r}: {message}", "field": field}, status_code=422)
 
     @app.exception_handler(Exception)
