@@ -1,30 +1,58 @@
-"""``jumpgammon weights info|promote``: inspect a weights file; make a run's nets the shipped ones."""
+"""``jumpgammon weights info|promote``: inspect a weights file; judge a candidate by the promotion rule and ship it."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-from cli.common import add_json_argument, existing_file
+from benchmarks.promotion import PromotionConfig, judge
+from cli.common import add_json_argument, existing_file, int_range
+from cli.tournament import even_games
+from engine.errors import JumpgammonError
 from nets.evaluator import TRAINING_PREFIX, load_evaluator
-from nets.weights import decode_weights
+from nets.weights import decode_weights, write_atomic
 from training.checkpoint import promote
 from weights import DEFAULT_WEIGHTS
 
 EPILOG = """\
 examples:
   jumpgammon weights info weights/default.jgw
-  jumpgammon weights promote runs/td.jgw --to runs/shipped-candidate.jgw"""
+  jumpgammon weights promote runs/candidate.jgw --games 4000 --seed 1
+  jumpgammon weights promote runs/candidate.jgw --write
+  jumpgammon weights promote runs/td.jgw --to runs/shipped-candidate.jgw
+
+promote without --to applies the promotion rule: the candidate must beat the shipped net head to head
+(cubeless money games at 0 ply, mirrored pairs) by at least 2 paired standard errors, and its 1-ply
+'bench moves' error may be no worse than the shipped net's by more than one standard error. Only then,
+and only with --write, is weights/default.jgw replaced (atomically); the old net is kept in --archive.
+With --to FILE the run's nets are written to FILE as they are, without the rule."""
+
+ARCHIVE = Path("results/nets")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``weights`` subcommand."""
-    p = sub.add_parser("weights", epilog=EPILOG)
-    p.add_argument("action", choices=["info", "promote"], help="info FILE, or promote RUN (replaces the shipped net)")
+    p = sub.add_parser("weights", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "action", choices=["info", "promote"], help="info FILE, or promote CANDIDATE (the promotion rule's verdict)"
+    )
     p.add_argument("file", type=existing_file, metavar="FILE")
-    p.add_argument("--to", type=Path, default=DEFAULT_WEIGHTS, help="where promote writes (default: the shipped net)")
+    p.add_argument(
+        "--to", type=Path, default=None, help="promote: write the nets to this file as they are, without the rule"
+    )
+    p.add_argument("--games", type=even_games, default=4000, help="promote: head-to-head games (default 4000)")
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="promote: the games' seed (default 1)")
+    p.add_argument("--plies", type=int_range(0, 2), default=1, help="promote: lookahead of the move check (default 1)")
+    p.add_argument(
+        "--shipped", type=existing_file, default=DEFAULT_WEIGHTS, help="promote: the net to beat and replace"
+    )
+    p.add_argument("--write", action="store_true", help="promote: replace the shipped net if the rule is met")
+    p.add_argument(
+        "--archive", type=Path, default=ARCHIVE, help=f"promote --write: where the old net is kept (default {ARCHIVE})"
+    )
     add_json_argument(p)
     p.set_defaults(func=run)
 
@@ -46,8 +74,49 @@ def describe(path: Path) -> dict[str, Any]:
     }
 
 
+def replace_shipped(candidate: Path, shipped: Path, archive: Path) -> Path:
+    """Keep ``shipped`` in ``archive`` (named by its digest), then write ``candidate``'s nets over it atomically.
+
+    Returns the archived copy's path.
+    """
+    old = shipped.read_bytes()
+    kept = archive / f"shipped-{hashlib.sha256(old).hexdigest()[:12]}.jgw"
+    if not kept.exists():
+        archive.mkdir(parents=True, exist_ok=True)
+        write_atomic(kept, old)
+    promote(candidate, shipped)
+    return kept
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """``weights promote CANDIDATE`` without --to: print the verdict, replace the shipped net with --write; 0."""
+    if args.file.resolve() == args.shipped.resolve():
+        raise JumpgammonError(f"promote {str(args.file)!r}: the candidate is the shipped net itself")
+    describe(args.file)  # a broken candidate fails here, before any game
+    cfg = PromotionConfig(args.file, args.shipped, args.games, args.seed, args.plies)
+    verdict = judge(cfg, progress=not args.json)
+    out = verdict.to_json()
+    out["written"] = None
+    if verdict.promote and args.write:
+        out["archived"] = str(replace_shipped(args.file, args.shipped, args.archive))
+        out["written"] = str(args.shipped)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(("PROMOTE" if verdict.promote else "KEEP the shipped net") + f": {args.file} against {args.shipped}")
+        for reason in verdict.reasons:
+            print(f"  {reason}")
+        if out["written"]:
+            print(f"  {args.shipped} replaced; the old net is {out['archived']}")
+        elif verdict.promote:
+            print("  rerun with --write to replace it")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print the file's description, or write its nets (without run state) to ``--to``; returns 0."""
+    """Print the file's description, judge a candidate, or write its nets (without run state) to ``--to``; returns 0."""
+    if args.action == "promote" and args.to is None:
+        return _judge(args)
     info = describe(args.file)
     if args.action == "promote":
         promote(args.file, args.to)
