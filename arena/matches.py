@@ -20,6 +20,7 @@ points beyond what a side needs count for nothing.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,13 @@ def play_match_block(
     match_length: int,
     record: bool = False,
     compare_cube: bool = True,
+    on_matches_done: Callable[[int], None] | None = None,
 ) -> MatchBlockResult:
     """Play the match pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored matches each) to the end.
 
     ``players[0]`` is A, ``players[1]`` is B; with ``compare_cube`` every cube question is put to
-    both players, to count their disagreements.
+    both players, to count their disagreements. ``on_matches_done`` hears how many more matches
+    have ended after each game (for a progress bar).
     """
     if not 1 <= match_length <= MAX_MATCH_LENGTH:
         raise JumpgammonError(f"match length {match_length} is not 1 to {MAX_MATCH_LENGTH}")
@@ -171,6 +174,8 @@ def play_match_block(
         away[rows, g.winner] = np.maximum(away[rows, g.winner] - points, 0)
         decided = away[rows, g.winner] == 0
         over[rows[decided]] = True
+        if on_matches_done is not None and decided.any():
+            on_matches_done(int(decided.sum()))
         winner[rows[decided]] = g.winner[decided]
         # the Crawford game is the game after a side first reaches 1-away (marked played once scheduled)
         crawford[rows] = ~crawford_played[rows] & ~decided & (away[rows].min(axis=1) == 1)

@@ -112,11 +112,13 @@ class TournamentConfig:
     ) -> AnyBlock:
         """Play the block of pairs ``first .. first + count - 1`` (games or matches).
 
-        ``on_done`` hears, as the block goes, how many more of its games have ended (money games only;
-        a replay counts a pair's two games when its cubeless game ends).
+        ``on_done`` hears, as the block goes, how many more of its games (or matches) have ended (a
+        replay counts a pair's two games when its cubeless game ends).
         """
         if self.match_length:
-            return play_match_block(players, self.seed, first, count, self.match_length, record, self.compare_cube)
+            return play_match_block(
+                players, self.seed, first, count, self.match_length, record, self.compare_cube, on_done
+            )
         if self.replays:
             pairs_done = None if on_done is None else (lambda pairs: on_done(2 * pairs))
             trajectories = play_trajectories(players[0], self.seed, first, count, pairs_done)

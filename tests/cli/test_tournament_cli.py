@@ -186,3 +186,13 @@ def test_an_interrupted_rollout_says_its_trials_are_not_kept(
     monkeypatch.setattr(arena.rollout, "_play_block", interrupted)
     code, out, err = run_cli(capsys, "rollout", "4HPwATDgc/ABMA", "--trials", "72", "--truncate", "2")
     assert code == 130 and out == "" and "interrupted; 0 of 72 trials finished and not kept" in err
+
+
+def test_a_match_block_reports_its_matches_as_they_end() -> None:
+    from arena import PlayerSpec, Rules
+
+    a, b = PlayerSpec("pubeval"), PlayerSpec("random:3")
+    cfg = TournamentConfig(a=a, b=b, games=16, seed=4, rules=Rules(cubeful=True), match_length=3)
+    heard: list[int] = []
+    block = cfg.play(cfg.build_players(), 0, 8, False, heard.append)
+    assert sum(heard) == block.matches == 16 and len(heard) > 1
