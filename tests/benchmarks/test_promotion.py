@@ -51,3 +51,38 @@ def test_the_shipped_net_itself_is_no_candidate(shipped: Path, capsys: pytest.Ca
     assert main(["weights", "promote", str(shipped), "--shipped", str(shipped), "--json"]) == 2
     assert "shipped net itself" in json.loads(capsys.readouterr().out)["error"]
     assert main(["weights", "promote", str(shipped), "--games", "3"]) == 2
+
+
+def small_move_set(path: Path, decisions: int) -> Path:
+    """The first ``decisions`` of the committed move-error set, written to ``path``."""
+    import numpy as np
+
+    from benchmarks.move_error import MOVE_ERRORS
+
+    with np.load(MOVE_ERRORS) as z:
+        data = {k: z[k] for k in z.files}
+    end = int(data["offsets"][decisions])
+    small = {k: data[k][:decisions] for k in ("position_ids", "dice", "gnubg_class")}
+    small |= {k: data[k][:end] for k in ("child_ids", "equity2", "equity0")}
+    small |= {"offsets": data["offsets"][: decisions + 1], "meta": data["meta"]}
+    np.savez(path, **small)
+    return path
+
+
+def test_a_winner_that_plays_no_worse_is_promoted_and_the_old_net_kept(tmp_path: Path, shipped: Path) -> None:
+    from cli.weights import replace_shipped
+    from nets.evaluator import load_evaluator
+
+    weak = tmp_path / "weak.jgw"
+    new_evaluator(seed=5).save(weak)
+    moves = small_move_set(tmp_path / "moves.npz", 40)
+    verdict = judge(PromotionConfig(shipped, weak, games=40, seed=2, plies=0, moves_data=moves), progress=False)
+    assert verdict.head_to_head.passed and verdict.moves is not None and verdict.moves.decisions == 40
+    assert verdict.moves.difference <= verdict.moves.difference_se and verdict.promote
+    old = weak.read_bytes()
+    kept = replace_shipped(shipped, weak, tmp_path / "archive")
+    assert kept.read_bytes() == old and kept.parent == tmp_path / "archive"
+    assert (
+        load_evaluator(weak, bearoff=False).nets["contact"].config
+        == load_evaluator(shipped, bearoff=False).nets["contact"].config
+    )
