@@ -57,6 +57,11 @@ def _pct(mwc: float) -> str:
     return f"{100 * mwc:.2f}%"
 
 
+def _action(cube: dict[str, Any], model: dict[str, Any]) -> str:
+    """``  ->  Action`` after a model's equities, or nothing when no cube action can be taken now (a note says why)."""
+    return "" if "note" in cube else f"  ->  {model['action']}"
+
+
 def format_analysis(r: dict[str, Any]) -> str:
     """Human-readable report of :func:`nets.analysis.analyse`."""
     p = r["probabilities"]
@@ -82,7 +87,7 @@ def format_analysis(r: dict[str, Any]) -> str:
         lines.append(
             f"Cubeless MWC: {100 * r['cubeless_mwc']:.2f}%  (normalised equity {r['cubeless_normalised_equity']:+.3f})"
         )
-        lines.append(f"Cube ({cube['state']}): " + cube.get("note", "MWC, normalised equity in brackets"))
+        lines.append(f"Cube ({cube['state']}): MWC, normalised equity in brackets")
         for d in cube.get("models", {}).values():
             mwc, eq = d["mwc"], d["equity"]
             parts = [f"no double {_pct(mwc['no_double'])} ({eq['no_double']:+.3f})"]
@@ -90,18 +95,22 @@ def format_analysis(r: dict[str, Any]) -> str:
                 parts.append(f"double/take {_pct(mwc['double_take'])} ({eq['double_take']:+.3f})")
                 parts.append(f"double/pass {_pct(mwc['double_pass'])} ({eq['double_pass']:+.3f})")
             lines.append(f"  {d['label']}: cubeful MWC {_pct(d['cubeful_mwc'])}")
-            lines.append(f"      {', '.join(parts)}  ->  {d['action']}")
+            lines.append(f"      {', '.join(parts)}{_action(cube, d)}")
+        if "note" in cube:
+            lines.append(f"  {cube['note']}")
     elif "models" in cube:
         rules = f"Jacoby rule {'on' if cube['jacoby'] else 'off'}, beavers {'on' if cube['beavers'] else 'off'}"
         lines.append(f"Money game, cube {cube['state']}, {rules}; equities per unit of the cube:")
         for d in cube["models"].values():
             if d["double_take"] is None:
-                lines.append(f"  {d['label']}: no double {d['no_double']:+.3f}  ->  {d['action']}")
+                lines.append(f"  {d['label']}: no double {d['no_double']:+.3f}{_action(cube, d)}")
                 continue
             lines.append(
                 f"  {d['label']}: no double {d['no_double']:+.3f}, double/take {d['double_take']:+.3f}, "
-                f"double/pass {d['double_pass']:+.3f}  ->  {d['action']}"
+                f"double/pass {d['double_pass']:+.3f}{_action(cube, d)}"
             )
+        if "note" in cube:
+            lines.append(f"  {cube['note']}")
     elif cube:
         lines.append(f"Cube ({cube['state']}): {cube['note']}")
     if "moves" in r:

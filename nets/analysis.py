@@ -197,24 +197,16 @@ def analyse(
                 },
             },
         }
-    no_action = _no_cube_action(position, match)
-    if no_action is not None:  # the figures above are for a decision no one can take now: not shown
-        result["cube"] = {"state": state, "note": no_action}
+    if position.is_over():  # no cube decision at all: the figures above would be a finished game's
+        result["cube"] = {"state": state, "note": "no cube action: the game is over"}
+    elif match.dice[0]:  # the figures are the decision before this roll; none can be taken now
+        result["cube"]["note"] = "the dice are rolled: no cube action now (the figures are for before the roll)"
     if match.dice[0] and not position.is_over():
         if at_score and met is not None:
             result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
             result["moves"] = moves_json(ev, position, match.dice, plies)
     return result
-
-
-def _no_cube_action(position: Position, match: MatchState) -> str | None:
-    """Why no one can double or take now (the game is over, or the dice are rolled), or None."""
-    if position.is_over():
-        return "no cube action: the game is over"
-    if match.dice[0]:
-        return "no cube action: the dice are rolled (the ID without dice gives the cube decision before the roll)"
-    return None
 
 
 def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int) -> list[dict[str, Any]]:

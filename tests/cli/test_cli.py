@@ -39,9 +39,9 @@ def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> N
     eq = p["win"] - (1 - p["win"]) + p["win_gammon"] - p["lose_gammon"] + p["win_backgammon"] - p["lose_backgammon"]
     assert js["cubeless_equity"] == pytest.approx(eq, abs=1e-5)
     assert js["jump_volatility"]["n_pairs"] == 441
-    # the dice are rolled: no cube action now; the same position before the roll has the cube decision
-    assert "dice are rolled" in js["cube"]["note"] and "models" not in js["cube"]
-    models = run_json(capsys, "eval", START)[1]["cube"]["models"]
+    # the dice are rolled: no cube action now; the figures are the decision before the roll
+    assert "dice are rolled" in js["cube"]["note"]
+    models = js["cube"]["models"]
     assert set(models) == {"gnubg", "jump_local"}
     assert models["gnubg"]["label"] == "gnubg(x=0.680: contact)" and models["gnubg"]["position_class"] == "contact"
     for d in models.values():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cli.train import _cube_line
-from engine import Position
+from engine import MatchState, Position
 from tests.cli.helpers import assert_clean_error, run_cli
 from weights import DEFAULT_WEIGHTS
 
@@ -31,7 +31,11 @@ def test_weights_info_is_text_not_python(capsys: pytest.CaptureFixture[str]) -> 
 def test_no_cube_action_after_the_roll_or_when_the_game_is_over(capsys: pytest.CaptureFixture[str]) -> None:
     """eval showed "No double, take" with the dice rolled, and "Double, pass" for a finished game."""
     code, out, _ = run_cli(capsys, "eval", f"{START}:cAkZAAAAAAAA")  # 62 rolled
-    assert code == 0 and "no cube action: the dice are rolled" in out and "No double" not in out
+    assert code == 0 and "the dice are rolled: no cube action now" in out and "No double" not in out
+    at_score = MatchState(match_length=5, dice=(3, 1), on_roll=1, turn=1).id
+    code, out, _ = run_cli(capsys, "eval", f"{START}:{at_score}")
+    cube_lines = out.split("Cube (")[1].split("\n\n")[0]
+    assert code == 0 and "no cube action now" in cube_lines and "->" not in cube_lines
     board = np.zeros(26, np.int8)
     board[19] = -3
     code, out, _ = run_cli(capsys, "eval", Position(board).id)
