@@ -33,10 +33,12 @@ Output, in ``tests/fixtures/gnubg_analysis/``: the ``.mat`` files themselves, an
   "verybad"); ``no_double`` and ``double_take`` the cube analysis before the roll (null where gnubg
   made none: cube not available, or the first move of a game). ``[player, "double", no_double,
   double_take]`` for a double, ``[player, "take" | "drop"]``, ``[player, "resign", points]``.
-  Units as gnubg stores them: in money, normalised equity (per unit of the cube); in a match the
-  candidates' equities and ``no_double``/``double_take`` are MWC, luck and marks EMG.
+  Units as gnubg stores them: ``error`` and ``luck`` are normalised equity (EMG, per unit of the
+  cube) in money and in matches alike; ``no_double``/``double_take`` are normalised equity in money
+  and MWC at a match score.
 * ``stats``: gnubg's per-game statistics per player (``gnubg.match(statistics=1)``), flattened:
-  ``{"X": {...}, "O": {...}}`` with the keys of gnubg's ``moves``, ``cube`` and ``dice`` groups.
+  ``{"X": {...}, "O": {...}}``, each key its group and gnubg's key (``"moves unforced-moves"``,
+  ``"cube wrong-take"``, ``"dice luck"``); zeros are left out.
 * ``statistics``: lines of ``show statistics match`` (label, X's column, O's column) for the error
   rates and ratings.
 """
@@ -138,7 +140,7 @@ def action_row(record):
 
 
 def flat_stats(stats):
-    """gnubg's per-player game statistics, groups flattened to one dict per player."""
+    """gnubg's per-player game statistics, flattened to one dict per player: ``"GROUP KEY"`` (``"cube wrong-take"``)."""
     out = {}
     for side, groups in stats.items():
         flat = {}
@@ -146,9 +148,9 @@ def flat_stats(stats):
             for key, value in groups.get(group, {}).items():
                 if isinstance(value, dict):
                     for sub, count in value.items():
-                        flat["%s %s" % (key, sub)] = count
+                        flat["%s %s %s" % (group, key, sub)] = count
                 else:
-                    flat[key] = r4(value) if isinstance(value, float) else value
+                    flat["%s %s" % (group, key)] = r4(value) if isinstance(value, float) else value
         out[side] = {key: value for key, value in flat.items() if value}  # zeros left out
     return out
 
@@ -198,12 +200,13 @@ def play_match(item):
     gnubg.command("set seed %d" % item["seed"])
     for player, noise in enumerate(item["noise"]):
         gnubg.command("set player %d gnubg" % player)
-        gnubg.command("set player %d name %s%03d" % (player, "xo"[player], round(1000 * noise)))
         for part in ("chequerplay", "cubedecision"):
             gnubg.command("set player %d %s evaluation plies 0" % (player, part))
             gnubg.command("set player %d %s evaluation noise %g" % (player, part, noise))
             gnubg.command("set player %d %s evaluation deterministic on" % (player, part))
-    gnubg.command("new match %d" % item["length"])
+    gnubg.command("new match %d" % item["length"])  # both sides are gnubg: the whole match is played here
+    for player, noise in enumerate(item["noise"]):  # names set before ``new match`` do not last
+        gnubg.command("set player %d name %s%03d" % (player, "xo"[player], round(1000 * noise)))
     gnubg.command("export match mat %s" % item["mat"])
 
 
