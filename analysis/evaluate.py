@@ -156,7 +156,7 @@ class CubeDecisionAnalysis:
 
 
 def values_after_play(
-    ev_met: MatchEquityTable | None,
+    met: MatchEquityTable | None,
     kids: np.ndarray,
     opp_probs: np.ndarray,
     context_of: np.ndarray,
@@ -165,7 +165,8 @@ def values_after_play(
     """The mover's cubeful value of each child: (EMG per unit of the cube, MWC or nan in money).
 
     ``kids`` (n, 26) are seen by the opponent, on roll after the play, with ``opp_probs`` its
-    probabilities; row ``i`` was played with the mover's cube ``contexts[context_of[i]]``.
+    probabilities; row ``i`` was played with the mover's cube ``contexts[context_of[i]]``; ``met``
+    is needed where a context is at a match score.
     """
     n = len(kids)
     emg = np.empty(n)
@@ -185,7 +186,7 @@ def values_after_play(
             )
             emg[part] = -d.equity
     if (~money).any():
-        assert ev_met is not None
+        assert met is not None
         rows = np.flatnonzero(~money)
         lives = cube_lives(kids[rows])
         for k in np.unique(context_of[rows]):
@@ -197,8 +198,8 @@ def values_after_play(
             x = np.array(
                 [match_cube_lives(lives[j], opp_probs[i], theirs_cube.state)[0] for i, j in zip(part, sel, strict=True)]
             )
-            mwc[part] = 1.0 - cubeful_mwc(opp_probs[part], ev_met, theirs_cube, x)
-            emg[part] = mwc_to_equity(mwc[part], ev_met, mine)
+            mwc[part] = 1.0 - cubeful_mwc(opp_probs[part], met, theirs_cube, x)
+            emg[part] = mwc_to_equity(mwc[part], met, mine)
     return emg, mwc
 
 
