@@ -123,20 +123,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--label-weight",
         type=float_range(0, 1000, low_open=True),
         default=1.0,
-        help="loss weight of each rollout-label row (a self-play shard row weighs 1)",
+        help="loss weight of each rollout-label row, a self-play shard row weighing 1 (default 1)",
     )
     f.add_argument(
         "--exclude",
         type=Path,
         action="append",
         default=[],
-        help="held-out folder (rollout labels or shards; repeatable): its boards are left out of the fit",
+        help="held-out folder (labels or shards; repeatable): its boards are left out of the fit (default none)",
     )
     f.add_argument(
         "--device",
         choices=["cpu", "cuda"],
         default="cpu",
-        help="where the nets and batches live while fitting (cuda: the GPU, an error without one)",
+        help="where the nets and batches live while fitting (cuda: the GPU, an error without one; default cpu)",
     )
     p.set_defaults(func=run)
 

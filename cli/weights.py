@@ -47,7 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="promote: the games' seed (default 1)")
     p.add_argument("--plies", type=int_range(0, 2), default=1, help="promote: lookahead of the move check (default 1)")
     p.add_argument(
-        "--shipped", type=existing_file, default=DEFAULT_WEIGHTS, help="promote: the net to beat and replace"
+        "--shipped",
+        type=existing_file,
+        default=DEFAULT_WEIGHTS,
+        help="promote: the net to beat and replace (default: the shipped net)",
     )
     p.add_argument("--write", action="store_true", help="promote: replace the shipped net if the rule is met")
     p.add_argument(
