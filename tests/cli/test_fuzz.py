@@ -823,6 +823,8 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--to": st.sampled_from(["promoted.jgw", "."]),
     "--loss": st.sampled_from(["mse", "xent", "l1", ""]),
     "--data": st.sampled_from(["data", "sub/data", ".", "", "tiny.jgw"]),
+    "--exclude": st.sampled_from(["data", "held", ".", "", "tiny.jgw"]),
+    "--archive": st.sampled_from(["archive", "sub/archive", "."]),
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
     "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
@@ -840,7 +842,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--cube-model": st.sampled_from(["gnubg", "none", "jump", ""]),
     "--host": st.sampled_from(["127.0.0.1", "localhost", "::1", ""]),
 }
-WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data"}
+WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data", "--archive"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
 # refused. --ray starts or joins a Ray cluster; a --cubeful tournament takes seconds a game.
 PARSE_ONLY = {"--ray", "--cubeful"}
