@@ -71,7 +71,7 @@ def _match(r: MatchReplay, d: MatchDecisions, met: MatchEquityTable) -> MatchAna
         cube = d.cube[k0 : k0 + len(g.cube)]
         after = d.after[c0 : c0 + len(g.checker)]
         c0, k0 = c0 + len(g.checker), k0 + len(g.cube)
-        graph = _graph(r, g, [(t.ply, t.player, t.cube.value) for t in g.checker], after, met)
+        graph = _graph(r, g, [(t.move, t.player, t.cube.value) for t in g.checker], after, met)
         games.append(
             GameAnalysis(g.number, g.score, g.crawford, g.winner, g.points, g.resigned, g.passed, checker, cube, graph)
         )
@@ -105,14 +105,14 @@ def _graph(
 ) -> tuple[GraphPoint, ...]:
     """Player 0's value before the game and after each play, then the game's result: points (money) or MWC.
 
-    ``values`` holds the mover's (EMG, MWC) after each play of ``moves`` (ply, mover, cube).
+    ``values`` holds the mover's (EMG, MWC) after each play of ``moves`` (its number in the game, mover, cube).
     """
     if r.length:
         n = r.length
         start = met.mwc(n - g.score[0], n - g.score[1], crawford=g.crawford) if max(g.score) < n else 0.5
-        points = [GraphPoint(moves[0][0] if moves else 0, float(start))]
-        for (ply, player, _), (_, mwc) in zip(moves, values, strict=True):
-            points.append(GraphPoint(ply + 1, float(mwc if player == 0 else 1.0 - mwc)))
+        points = [GraphPoint(0, float(start))]
+        for (move, player, _), (_, mwc) in zip(moves, values, strict=True):
+            points.append(GraphPoint(move, float(mwc if player == 0 else 1.0 - mwc)))
         final = [g.score[0], g.score[1]]
         final[g.winner] += g.points
         if max(final) >= n:
@@ -120,11 +120,11 @@ def _graph(
         else:
             leader = n - 1 in final and not g.crawford and n - 1 not in g.score
             end = met.mwc(n - final[0], n - final[1], crawford=leader and final[0] != final[1])
-        points.append(GraphPoint(points[-1].ply + 1, end))
+        points.append(GraphPoint(points[-1].move + 1, end))
         return tuple(points)
-    points = [GraphPoint(moves[0][0] if moves else 0, 0.0)]
-    for (ply, player, cube), (emg, _) in zip(moves, values, strict=True):
-        points.append(GraphPoint(ply + 1, float(emg * cube if player == 0 else -emg * cube)))
+    points = [GraphPoint(0, 0.0)]
+    for (move, player, cube), (emg, _) in zip(moves, values, strict=True):
+        points.append(GraphPoint(move, float(emg * cube if player == 0 else -emg * cube)))
     won = float(g.points if g.winner == 0 else -g.points)
-    points.append(GraphPoint(points[-1].ply + 1, won))
+    points.append(GraphPoint(points[-1].move + 1, won))
     return tuple(points)

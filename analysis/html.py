@@ -44,19 +44,19 @@ def _graph_png(m: MatchAnalysis, g: GameAnalysis) -> str:
     except ImportError as exc:  # the optional plot extra
         raise NotSupported("--html needs matplotlib (pip install jumpgammon[plot])") from exc
     fig, ax = plt.subplots(figsize=(7.5, 2.4), dpi=90)
-    xs = [p.ply for p in g.graph]
+    xs = [p.move for p in g.graph]
     ys = [100 * p.value if m.length else p.value for p in g.graph]
     ax.step(xs, ys, where="post", color="#245", linewidth=1.4)
     ax.axhline(50 if m.length else 0, color="#999", linewidth=0.7)
     for player, colour in ((0, "#c22"), (1, "#26c")):
         marked = [d for d in g.checker if d.player == player and d.skill is not Skill.NONE]
-        lookup = {p.ply: 100 * p.value if m.length else p.value for p in g.graph}
-        pts = [(d.ply + 1, lookup.get(d.ply + 1, 0.0)) for d in marked]
+        lookup = {p.move: 100 * p.value if m.length else p.value for p in g.graph}
+        pts = [(d.move, lookup[d.move]) for d in marked]
         if pts:
             xs_err, ys_err = [x for x, _ in pts], [y for _, y in pts]
             ax.scatter(xs_err, ys_err, color=colour, s=18, zorder=3, label=f"{m.names[player]}'s errors")
     ax.set_ylabel(f"{m.names[0]}: {'MWC %' if m.length else 'points'}")
-    ax.set_xlabel("decision")
+    ax.set_xlabel("move (roll) of the game")
     ax.set_title(f"Game {g.number}", fontsize=10)
     if any(d.skill is not Skill.NONE for d in g.checker):
         ax.legend(fontsize=7, loc="best")

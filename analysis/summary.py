@@ -103,9 +103,9 @@ class PlayerSummary:
 
 @dataclass(frozen=True)
 class GraphPoint:
-    """Player 0's value after a decision: ``ply`` in the match's order, EMG (money points) or MWC."""
+    """Player 0's value after roll ``move`` of a game (0: before the first, last: the result): points or MWC."""
 
-    ply: int
+    move: int
     value: float
 
 
