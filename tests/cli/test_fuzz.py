@@ -841,8 +841,10 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--game-state": st.sampled_from(["none", "playing", "over", "resigned", "dropped", "won"]),
     "--cube-model": st.sampled_from(["gnubg", "none", "jump", ""]),
     "--host": st.sampled_from(["127.0.0.1", "localhost", "::1", ""]),
+    "--alternatives": st.integers(-1, 120).map(str),
+    "--html": st.sampled_from(["page.html", "sub/page.html", "no/dir/page.html", ".", ""]),
 }
-WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data", "--archive"}
+WRITTEN_PATHS = {"--out", "--log", "--plot", "--to", "--save", "--mat", "--checkpoint", "--data", "--archive", "--html"}
 # Options that are only parsed, never run: a command line with one of them ends with a value that is always
 # refused. --ray starts or joins a Ray cluster; a --cubeful tournament takes seconds a game.
 PARSE_ONLY = {"--ray", "--cubeful"}
@@ -863,6 +865,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "experiment": [("--se", "0"), ("--degree", "9")],
     "ubgi": [("--plies", "9"), ("--cube-model", "x")],
     "serve": [("--port", "0"), ("--max-rollout-trials", "0")],
+    "analyse": [("--plies", "9"), ("--alternatives", "0")],
 }
 
 
@@ -953,6 +956,7 @@ def _tournament_leading(draw: st.DrawFn) -> list[str]:
     return ["--a", draw(GOOD_VALUES["--a"]), "--b", draw(GOOD_VALUES["--b"])]
 
 
+SHORT_MATCH = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_analysis" / "gnubg_01pt_s03.mat"
 POSITION_IDS = st.sampled_from([START, f"{START}:{START_MATCH}", "AAAAAAAAAAAAAA", "nonsense"])
 COMMAND_SPECS: dict[str, CommandSpec] = {
     "show": CommandSpec(lambda draw: [draw(POSITION_IDS)]),
@@ -969,14 +973,18 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     # One game labelled at 0-ply by the shipped net (an untrained one may never finish); fit finds no shards.
     "supervised": CommandSpec(
         lambda draw: [draw(st.sampled_from(["generate", "fit", "x"])), "--data", draw(GOOD_VALUES["--data"])],
-        lambda draw: ["--shards", "1", "--shard-games", "1", "--parallel", "1", "--plies", "0", "--keep", "0.2"]
-        + ["--weights", str(DEFAULT_WEIGHTS), "--epochs", "1", "--threads", "1"],
+        lambda draw: (
+            ["--shards", "1", "--shard-games", "1", "--parallel", "1", "--plies", "0", "--keep", "0.2"]
+            + ["--weights", str(DEFAULT_WEIGHTS), "--epochs", "1", "--threads", "1"]
+        ),
     ),
     # One self-play game of the shipped net, two positions, two trials of one ply (--ray is only parsed).
     "label": CommandSpec(
         lambda draw: ["--out", draw(GOOD_VALUES["--out"])],
-        lambda draw: ["--shards", "1", "--rows", "2", "--trials", "2", "--truncate", "1", "--pool-games", "1"]
-        + ["--workers", "1", "--weights", str(DEFAULT_WEIGHTS)],
+        lambda draw: (
+            ["--shards", "1", "--rows", "2", "--trials", "2", "--truncate", "1", "--pool-games", "1"]
+            + ["--workers", "1", "--weights", str(DEFAULT_WEIGHTS)]
+        ),
     ),
     "weights": CommandSpec(
         lambda draw: [draw(st.sampled_from(["info", "info", "promote", "show"])), draw(st.sampled_from(WEIGHT_FILES))],
@@ -994,13 +1002,20 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     # A few trials, truncated after a few plies, at 0 ply, on one process (--cubeful is only parsed).
     "rollout": CommandSpec(
         lambda draw: [draw(POSITION_IDS)],
-        lambda draw: ["--trials", str(draw(st.integers(1, 40))), "--truncate", str(draw(st.integers(1, 3)))]
-        + ["--workers", "1", "--plies", "0", "--cube-plies", "0", "--truncate-plies", "0", "--late-plies", "0"]
-        + ["--filter-plies", "0"],
+        lambda draw: (
+            ["--trials", str(draw(st.integers(1, 40))), "--truncate", str(draw(st.integers(1, 3)))]
+            + ["--workers", "1", "--plies", "0", "--cube-plies", "0", "--truncate-plies", "0", "--late-plies", "0"]
+            + ["--filter-plies", "0"]
+        ),
     ),
     # Both serve until their input ends or they are stopped (ubgi reads stdin, serve listens): only parsed.
     "ubgi": CommandSpec(lambda draw: [], parse_only=lambda leading: True),
     "serve": CommandSpec(lambda draw: [], parse_only=lambda leading: True),
+    # A 1-point match of the gnubg fixture at 0 ply (a few seconds at 2 ply), a missing file, a file that is no record.
+    "analyse": CommandSpec(
+        lambda draw: [draw(st.sampled_from([str(SHORT_MATCH), str(SHORT_MATCH), "missing.mat", "ids.txt", "."]))],
+        lambda draw: ["--plies", "0", "--no-progress"],
+    ),
 }
 
 
@@ -1064,6 +1079,7 @@ test_rollout_options = fuzz_options_of("rollout", 15)
 test_experiment_options = fuzz_options_of("experiment", 25)
 test_ubgi_options = fuzz_options_of("ubgi", 15)
 test_serve_options = fuzz_options_of("serve", 15)
+test_analyse_options = fuzz_options_of("analyse", 12)
 
 
 def test_every_subcommand_has_an_options_test() -> None:
@@ -1086,6 +1102,7 @@ LEADING: dict[str, list[str]] = {
     "experiment": ["janowski"],
     "ubgi": [],
     "serve": [],
+    "analyse": [str(SHORT_MATCH)],
 }
 VALUED_OPTIONS = sorted(
     (command, name)
