@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -44,7 +45,10 @@ def test_help_has_examples_that_parse(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", sorted(RUN & WITH_EXAMPLES))
-def test_cheap_examples_run(capsys: pytest.CaptureFixture[str], command: str) -> None:
+def test_cheap_examples_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # an example may write a file (cube --plot)
     for argv in examples(SUBPARSERS[command].epilog):
         code, _, err = run_cli(capsys, *argv)
         assert code == 0, (argv, err)
