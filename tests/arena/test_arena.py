@@ -191,6 +191,7 @@ def test_saved_games_replay_move_by_move(tmp_path: Path) -> None:
             assert game["points"] == cube * result_multipliers(position.array[None])[0]
 
 
+@pytest.mark.slow  # spawns worker processes, each compiling its kernels
 def test_workers_give_the_same_games_as_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     # The workers start with their own thread settings; the caller's environment is left as it was.
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
@@ -213,6 +214,7 @@ def test_workers_give_the_same_games_as_one_process(monkeypatch: pytest.MonkeyPa
     assert dict(os.environ) == environment
 
 
+@pytest.mark.slow  # starts a Ray node
 def test_ray_local_mode_gives_the_same_games() -> None:
     pytest.importorskip("ray", reason="Ray is an optional extra: pip install -e '.[ray]'")
     cfg = TournamentConfig(PlayerSpec("random:3"), PlayerSpec("pubeval"), games=32, seed=10, block_pairs=8)

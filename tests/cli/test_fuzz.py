@@ -997,7 +997,8 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     "id": CommandSpec(lambda draw: draw(st.sampled_from([[], [START], [f"{START}:{START_MATCH}"], ["nonsense"]]))),
     # An experiment plays for hours: only parsed (a sentinel stops it), so its options' checks are what is fuzzed.
     "experiment": CommandSpec(
-        lambda draw: [draw(st.sampled_from(["janowski", "jump", "x"]))], parse_only=lambda leading: True
+        lambda draw: [draw(st.sampled_from(["janowski", "jump", "x"])), "--out", "experiments"],
+        parse_only=lambda leading: True,
     ),
     # A few trials, truncated after a few plies, at 0 ply, on one process (--cubeful is only parsed).
     "rollout": CommandSpec(
@@ -1099,7 +1100,7 @@ LEADING: dict[str, list[str]] = {
     "met": [],
     "id": [],
     "rollout": [START],
-    "experiment": ["janowski"],
+    "experiment": ["janowski", "--out", "experiments"],
     "ubgi": [],
     "serve": [],
     "analyse": [str(SHORT_MATCH)],

@@ -239,6 +239,7 @@ def _tensors(path: Path) -> dict[str, np.ndarray]:
 CUBEFUL = ["--cube", "dead,jump:0.10:linear", "--parallel", "32"]
 
 
+@pytest.mark.slow  # two training runs and a killed one: about a minute each
 @pytest.mark.parametrize("cube", [[], CUBEFUL], ids=["cubeless", "cubeful"])
 def test_resume_after_kill_9_is_bit_for_bit_equal(tmp_path: Path, cube: list[str]) -> None:
     """A run killed at a random moment and started again ends exactly where an uninterrupted one does.

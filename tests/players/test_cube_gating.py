@@ -38,6 +38,7 @@ def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
     return np.concatenate(seen)
 
 
+@pytest.mark.slow  # every lookahead run on positions from self-play
 def test_gating_never_changes_a_jump_local_decision() -> None:
     """On positions from self-play, the gated decision equals the decision with every lookahead run."""
     ev = load_evaluator()
