@@ -80,6 +80,8 @@ CUBE_SPEC_RULE = "any cube spec but none plays with the cube, as --cubeful does"
 def plays_cubeful(cubeful: bool, *cubes: str | None) -> bool:
     """Whether a command plays with the cube: ``--cubeful`` given, or a cube spec other than ``none`` (unset: None)."""
     return cubeful or any(cube is not None and cube.strip() != "none" for cube in cubes)
+
+
 #: How commands that take a position name it: a gnubg ID (with its match ID) or an XGID.
 ID_METAVAR = "POSITIONID[:MATCHID]|XGID"
 

@@ -323,7 +323,7 @@ def format_result(r: RolloutResult) -> str:
 
 
 def _score_text(start: RolloutStart) -> str:
-    """"5-away against 3-away (post-Crawford)" for a start at a match score."""
+    """ "5-away against 3-away (post-Crawford)" for a start at a match score."""
     score = start.score
     assert score is not None
     kind = " (Crawford game)" if score.crawford else " (post-Crawford)" if score.post_crawford else ""

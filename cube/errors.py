@@ -74,9 +74,7 @@ def check_volatility(value: ArrayLike, name: str = "alpha") -> FloatArray:
         raise CubeInputError(f"jump volatility {name} = {_first_bad(arr, bad)!r} <= 0")
     bad = arr >= 0.5
     if np.any(bad):
-        raise CubeInputError(
-            f"jump volatility {name} = {_first_bad(arr, bad)!r} >= 0.5 (jumps must be small)"
-        )
+        raise CubeInputError(f"jump volatility {name} = {_first_bad(arr, bad)!r} >= 0.5 (jumps must be small)")
     return arr
 
 

@@ -149,9 +149,7 @@ def too_good_point(W: ArrayLike, L: ArrayLike, x: ArrayLike = 1.0) -> FloatArray
 # --------------------------------------------------------------------------- equities
 
 
-def owned_equity(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, x: ArrayLike = 1.0, cube_value: float = 1.0
-) -> FloatArray:
+def owned_equity(p: ArrayLike, W: ArrayLike, L: ArrayLike, x: ArrayLike = 1.0, cube_value: float = 1.0) -> FloatArray:
     """Return E_o = Cv [p(W + L + x/2) - L] (eq. 5), player owning the cube, player's view."""
     p_ = check_probability(p, "P")
     W_, L_ = _wl(W, L)
@@ -183,9 +181,7 @@ def centered_equity(
     return cube_value * _centered(p, W, L, x_, x_, jacoby)
 
 
-def _centered(
-    p: ArrayLike, W: ArrayLike, L: ArrayLike, x1: ArrayLike, x2: ArrayLike, jacoby: bool
-) -> FloatArray:
+def _centered(p: ArrayLike, W: ArrayLike, L: ArrayLike, x1: ArrayLike, x2: ArrayLike, jacoby: bool) -> FloatArray:
     """Refined centred equity per unit cube (derivation in the module docstring)."""
     p_ = check_probability(p, "P")
     W_, L_ = _wl(W, L)
@@ -222,15 +218,11 @@ class JanowskiModel:
         object.__setattr__(self, "x2", x2_)
 
     # equities -------------------------------------------------------------
-    def owned(
-        self, p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_value: float = 1.0
-    ) -> FloatArray:
+    def owned(self, p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_value: float = 1.0) -> FloatArray:
         """Return E_o = Cv [p(W + L + x1/2) - L]: player owns the cube, player's view."""
         return owned_equity(p, W, L, self.x1, cube_value)
 
-    def unavailable(
-        self, p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_value: float = 1.0
-    ) -> FloatArray:
+    def unavailable(self, p: ArrayLike, W: ArrayLike, L: ArrayLike, cube_value: float = 1.0) -> FloatArray:
         """Return E_u = Cv [p(W + L + x2/2) - L - x2/2]: opponent owns the cube, player's view."""
         return unavailable_equity(p, W, L, self.x2, cube_value)
 
@@ -276,8 +268,7 @@ class JanowskiModel:
         def c(p: FloatArray) -> FloatArray:
             return self.centered(p, W, L, jacoby=jacoby)
 
-        return EquityCurves(owned=o, unavailable=u, centered=c, owned_doubled=o,
-                            unavailable_doubled=u)
+        return EquityCurves(owned=o, unavailable=u, centered=c, owned_doubled=o, unavailable_doubled=u)
 
     # points ----------------------------------------------------------------
     def take_point(self, W: ArrayLike, L: ArrayLike) -> FloatArray:
@@ -288,13 +279,10 @@ class JanowskiModel:
         """Return the player's cash point (L + 1/2 + x2/2)/(W + L + x2/2)."""
         return cash_point(W, L, self.x2)
 
-    def points(
-        self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False
-    ) -> DecisionPoints:
+    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
         """Return the ten decision points (player's P); closed forms without Jacoby/beavers."""
         if jacoby or beavers:
-            return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby,
-                                        beavers=beavers)
+            return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby, beavers=beavers)
         W_, L_ = (float(v) for v in _wl(W, L))
         x1, x2 = self.x1, self.x2
         S1 = W_ + L_ + 0.5 * x1

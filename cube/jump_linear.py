@@ -87,14 +87,10 @@ def cash_point(W: ArrayLike, L: ArrayLike, alpha_r: ArrayLike) -> FloatArray:
     W_, L_ = check_win_value(W, "W"), check_win_value(L, "L")
     a = check_volatility(alpha_r, "alpha_r")
     S = W_ + L_ + 0.5
-    return (L_ + 1.0) / S - a * (W_ - 0.5) / (
-        2.0 * (2.0 * L_ * W_ + 2.0 * L_ - W_ - 1.0) - a * S
-    )
+    return (L_ + 1.0) / S - a * (W_ - 0.5) / (2.0 * (2.0 * L_ * W_ + 2.0 * L_ - W_ - 1.0) - a * S)
 
 
-def implied_cube_life(
-    W: ArrayLike, L: ArrayLike, alpha: ArrayLike
-) -> tuple[FloatArray, FloatArray]:
+def implied_cube_life(W: ArrayLike, L: ArrayLike, alpha: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Return Janowski's (x1, x2) implied by a constant jump volatility (Higgins, section 3).
 
     x1 = 1 - alpha S^2 / (2 (L+1)(W-1/2)),  x2 = 1 - alpha S^2 / (2 (W+1)(L-1/2)),
@@ -174,8 +170,7 @@ def linear_pieces(
     A_Or1 = -L_
     A_U2 = W_ - B_U2
 
-    def join_up(a1: FloatArray, b1: FloatArray, x0: FloatArray, yend: FloatArray
-                ) -> tuple[FloatArray, FloatArray]:
+    def join_up(a1: FloatArray, b1: FloatArray, x0: FloatArray, yend: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Line from (x0, a1 + b1 x0) to (1, yend)."""
         y0 = a1 + b1 * x0
         b = (yend - y0) / (1.0 - x0)
@@ -227,17 +222,33 @@ def linear_pieces(
         "tg_oc": np.clip(tg_oc, cp, 1.0),
     }
     return LinearPieces(
-        W=W_, L=L_, tp=tp, cp=cp,
-        A_O1=A_O1, B_O1=B_O1, A_O2=A_O2, B_O2=B_O2,
-        A_Or1=A_Or1, B_Or1=B_Or1, A_Or2=A_Or2, B_Or2=B_Or2,
-        A_U1=A_U1, B_U1=B_U1, A_U2=A_U2, B_U2=B_U2,
-        A_C1=A_C1, B_C1=B_C1, A_C2=A_C2, B_C2=B_C2, A_C3=A_C3, B_C3=B_C3,
+        W=W_,
+        L=L_,
+        tp=tp,
+        cp=cp,
+        A_O1=A_O1,
+        B_O1=B_O1,
+        A_O2=A_O2,
+        B_O2=B_O2,
+        A_Or1=A_Or1,
+        B_Or1=B_Or1,
+        A_Or2=A_Or2,
+        B_Or2=B_Or2,
+        A_U1=A_U1,
+        B_U1=B_U1,
+        A_U2=A_U2,
+        B_U2=B_U2,
+        A_C1=A_C1,
+        B_C1=B_C1,
+        A_C2=A_C2,
+        B_C2=B_C2,
+        A_C3=A_C3,
+        B_C3=B_C3,
         points=points,
     )
 
 
-def _pw2(P: FloatArray, brk: FloatArray, a1: FloatArray, b1: FloatArray, a2: FloatArray,
-         b2: FloatArray) -> FloatArray:
+def _pw2(P: FloatArray, brk: FloatArray, a1: FloatArray, b1: FloatArray, a2: FloatArray, b2: FloatArray) -> FloatArray:
     return np.where(brk > P, a1 + b1 * P, a2 + b2 * P)
 
 
@@ -291,9 +302,7 @@ class JumpLinearModel:
         ar, al = self._alphas()
         return linear_pieces(W, L, ar, al, jacoby=jacoby)
 
-    def equities(
-        self, P: ArrayLike, W: ArrayLike, L: ArrayLike, *, jacoby: bool = False
-    ) -> dict[str, FloatArray]:
+    def equities(self, P: ArrayLike, W: ArrayLike, L: ArrayLike, *, jacoby: bool = False) -> dict[str, FloatArray]:
         """Return owned/unavailable/centered (and owned_doubled) equities at P, player's view."""
         return evaluate(self.pieces(W, L, jacoby=jacoby), P)
 
@@ -312,16 +321,12 @@ class JumpLinearModel:
             unavailable_doubled=get(CubeState.UNAVAILABLE),
         )
 
-    def points(
-        self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False
-    ) -> DecisionPoints:
+    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
         """Return the ten decision points (closed form; numeric if beavers change them)."""
         if beavers:
-            return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby,
-                                        beavers=True)
+            return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby, beavers=True)
         pts = self.pieces(W, L, jacoby=jacoby).points
         vals: dict[str, float | None] = {k: float(v) for k, v in pts.items()}
         if jacoby:
             vals["tg_oc"] = vals["tg_uc"] = None
         return DecisionPoints(**vals)
-

@@ -108,8 +108,7 @@ def _integrate(
     return body(P) + base + Bm * u + Bp * w
 
 
-def _owned(P: FloatArray, lp: LinearPieces, dist: JumpDistribution, *, remote: bool
-           ) -> FloatArray:
+def _owned(P: FloatArray, lp: LinearPieces, dist: JumpDistribution, *, remote: bool) -> FloatArray:
     pt = lp.points
     A1, B1 = (lp.A_Or1, lp.B_Or1) if remote else (lp.A_O1, lp.B_O1)
     A2, B2 = (lp.A_Or2, lp.B_Or2) if remote else (lp.A_O2, lp.B_O2)
@@ -135,8 +134,7 @@ def _unavailable(P: FloatArray, lp: LinearPieces, dist: JumpDistribution) -> Flo
     )
 
 
-def _centered(P: FloatArray, lp: LinearPieces, dist: JumpDistribution, *, jacoby: bool
-              ) -> FloatArray:
+def _centered(P: FloatArray, lp: LinearPieces, dist: JumpDistribution, *, jacoby: bool) -> FloatArray:
     pt = lp.points
     tgc_u = 0.0 if jacoby else pt["tg_uc"]
     tgc_o = 1.0 if jacoby else pt["tg_oc"]
@@ -208,12 +206,9 @@ class JumpNonlinearModel:
             check_volatility(self.alpha_l, "alpha_l")
         check_choice(self.distribution, "distribution", DISTRIBUTIONS)
 
-    def equities(
-        self, P: ArrayLike, W: ArrayLike, L: ArrayLike, *, jacoby: bool = False
-    ) -> dict[str, FloatArray]:
+    def equities(self, P: ArrayLike, W: ArrayLike, L: ArrayLike, *, jacoby: bool = False) -> dict[str, FloatArray]:
         """Return the equities at P (see :func:`nonlinear_equities`), player's view."""
-        return nonlinear_equities(P, W, L, self.alpha, self.alpha_l,
-                                  distribution=self.distribution, jacoby=jacoby)
+        return nonlinear_equities(P, W, L, self.alpha, self.alpha_l, distribution=self.distribution, jacoby=jacoby)
 
     def curves(self, W: float, L: float, *, jacoby: bool = False) -> EquityCurves:
         """Return the equity curves of one game state (normalised to the cube)."""
@@ -231,9 +226,6 @@ class JumpNonlinearModel:
             unavailable_doubled=lambda P: _unavailable(np.asarray(P, float), lp_rem, d_rem),
         )
 
-    def points(
-        self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False
-    ) -> DecisionPoints:
+    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
         """Return the ten decision points (player's P), found from the nonlinear equities."""
-        return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby,
-                                    beavers=beavers)
+        return find_decision_points(self.curves(W, L, jacoby=jacoby), jacoby=jacoby, beavers=beavers)

@@ -56,8 +56,9 @@ _MAX_ITER = 60
 _VTOL = 1e-12
 
 
-def _kernel(grid: FloatArray, kind: str, alpha: FloatArray | float, rows: FloatArray
-            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+def _kernel(
+    grid: FloatArray, kind: str, alpha: FloatArray | float, rows: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """Return (K, cL, kL, cW, kW) for evaluation points ``rows``.
 
     ``E(row) = K @ Ê_nodes + cL * E_1 + kL * E_0 + cW * E_{N-1} + kW * E_N`` where
@@ -167,11 +168,11 @@ class NumericalSolution:
     hat_centered: FloatArray
     hat_centered_jacoby: FloatArray
     iterations: tuple[int, int, int]
-    _points: dict[bool, DecisionPoints] = field(default_factory=dict, repr=False,
-                                                 compare=False)
+    _points: dict[bool, DecisionPoints] = field(default_factory=dict, repr=False, compare=False)
 
-    def equity(self, P: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED, *,
-               jacoby: bool = False) -> FloatArray:
+    def equity(
+        self, P: ArrayLike, cube_state: CubeState | str = CubeState.CENTERED, *, jacoby: bool = False
+    ) -> FloatArray:
         """Return the cubeful equity at P in ``cube_state``, player's view (interpolated)."""
         state = check_cube_state(cube_state)
         P_ = check_probability(P, "P")
@@ -192,16 +193,14 @@ class NumericalSolution:
             return lambda P: np.asarray(np.interp(P, g, y), dtype=np.float64)
 
         o, u, c = interp(self.owned), interp(self.unavailable), interp(cen)
-        return EquityCurves(owned=o, unavailable=u, centered=c, owned_doubled=o,
-                            unavailable_doubled=u)
+        return EquityCurves(owned=o, unavailable=u, centered=c, owned_doubled=o, unavailable_doubled=u)
 
     def points(self, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
         """Return the ten decision points of the solution (player's P)."""
         if beavers:
             return find_decision_points(self.curves(jacoby=jacoby), jacoby=jacoby, beavers=True)
         if jacoby not in self._points:
-            self._points[jacoby] = find_decision_points(self.curves(jacoby=jacoby),
-                                                        jacoby=jacoby)
+            self._points[jacoby] = find_decision_points(self.curves(jacoby=jacoby), jacoby=jacoby)
         return self._points[jacoby]
 
 
@@ -224,8 +223,9 @@ def _policy_c(C: FloatArray, O: FloatArray, U: FloatArray) -> FloatArray:
     return np.where(_hat_centered(C, O, U) == C, 0, 1)
 
 
-def _solve_ou(W: float, L: float, K: FloatArray, bnd: tuple[FloatArray, ...],
-              O0: FloatArray, U0: FloatArray) -> tuple[FloatArray, FloatArray, int]:
+def _solve_ou(
+    W: float, L: float, K: FloatArray, bnd: tuple[FloatArray, ...], O0: FloatArray, U0: FloatArray
+) -> tuple[FloatArray, FloatArray, int]:
     N = K.shape[1] - 1
     n = N - 1
     cL, kL, cW, kW = bnd
@@ -255,13 +255,12 @@ def _solve_ou(W: float, L: float, K: FloatArray, bnd: tuple[FloatArray, ...],
         if done or (np.array_equal(npo, po) and np.array_equal(npu, pu)):
             return O, U, it
         po, pu = npo, npu
-    raise CubeInputError(
-        f"numerical jump model did not converge for W={W}, L={L} (alpha too large?)"
-    )
+    raise CubeInputError(f"numerical jump model did not converge for W={W}, L={L} (alpha too large?)")
 
 
-def _solve_c(K: FloatArray, bnd: tuple[FloatArray, ...], lo: float, hi: float,
-             O: FloatArray, U: FloatArray, C0: FloatArray) -> tuple[FloatArray, int]:
+def _solve_c(
+    K: FloatArray, bnd: tuple[FloatArray, ...], lo: float, hi: float, O: FloatArray, U: FloatArray, C0: FloatArray
+) -> tuple[FloatArray, int]:
     N = K.shape[1] - 1
     n = N - 1
     cL, kL, cW, kW = bnd
@@ -343,7 +342,10 @@ def solve(
 
 @lru_cache(maxsize=4096)
 def solve_cached(
-    W: float, L: float, alpha: float, distribution: str = "double-exponential",
+    W: float,
+    L: float,
+    alpha: float,
+    distribution: str = "double-exponential",
     N: int = DEFAULT_N,
 ) -> NumericalSolution:
     """Return :func:`solve` for these exact arguments, cached (solutions are immutable)."""

@@ -59,9 +59,7 @@ class MatchCubeModel(Protocol):
     #: True if :meth:`decide` needs ``volatility`` (one local jump volatility per position).
     needs_volatility: bool
 
-    def decide(
-        self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None
-    ) -> MatchCubeActions:
+    def decide(self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None) -> MatchCubeActions:
         """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
         ...
 
@@ -81,8 +79,12 @@ def _cube_groups(cubes: MatchCubes, n: int) -> dict[MatchCube, NDArray[np.intp]]
 
 
 def _actions(
-    no_double: FloatArray, double_take: FloatArray, double_pass: float, gammons: NDArray[np.bool_],
-    met: MatchEquityTable, cube: MatchCube,
+    no_double: FloatArray,
+    double_take: FloatArray,
+    double_pass: float,
+    gammons: NDArray[np.bool_],
+    met: MatchEquityTable,
+    cube: MatchCube,
 ) -> MatchCubeActions:
     """gnubg's rules (:func:`cube.match.decision_from_mwcs`) for one cube, vectorised."""
     nd, dt = mwc_to_equity(no_double, met, cube), mwc_to_equity(double_take, met, cube)
@@ -112,9 +114,7 @@ class _MwcModel:
         v = np.broadcast_to(check_match_volatility(volatility, "volatility"), (n,))
         return np.asarray(v, dtype=np.float64)
 
-    def decide(
-        self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None
-    ) -> MatchCubeActions:
+    def decide(self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None) -> MatchCubeActions:
         """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
         arr = _check_probabilities(probs)
         if arr.ndim != 2:

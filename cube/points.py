@@ -156,9 +156,7 @@ def opponent_double_equity(owned_doubled: FloatArray, beavers: bool) -> FloatArr
     return np.maximum(dt, 4.0 * owned_doubled) if beavers else dt
 
 
-def find_decision_points(
-    curves: EquityCurves, *, jacoby: bool = False, beavers: bool = False
-) -> DecisionPoints:
+def find_decision_points(curves: EquityCurves, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
     """Return the ten decision points implied by the equity curves (player's P).
 
     Points are found numerically (sign changes on a 2001-point grid refined by Brent's

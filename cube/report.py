@@ -40,8 +40,7 @@ MODELS: tuple[str, ...] = (
 class _Model(Protocol):
     def curves(self, W: float, L: float, *, jacoby: bool = False) -> EquityCurves: ...
 
-    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False
-               ) -> DecisionPoints: ...
+    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints: ...
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,7 @@ class _Numerical:
     def curves(self, W: float, L: float, *, jacoby: bool = False) -> EquityCurves:
         return solve_cached(W, L, self.alpha, self.distribution, self.N).curves(jacoby=jacoby)
 
-    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False
-               ) -> DecisionPoints:
+    def points(self, W: float, L: float, *, jacoby: bool = False, beavers: bool = False) -> DecisionPoints:
         sol = solve_cached(W, L, self.alpha, self.distribution, self.N)
         return sol.points(jacoby=jacoby, beavers=beavers)
 
@@ -173,17 +171,13 @@ def report(
         if model != "jump-linear":
             params["distribution"] = model_args.get("distribution", "double-exponential")
         else:
-            params["statistical_scale"] = (
-                STATISTICAL_SCALE if model_args.get("statistical") else 1.0
-            )
+            params["statistical_scale"] = STATISTICAL_SCALE if model_args.get("statistical") else 1.0
         if model_args.get("local_alpha") is not None:
             params["local_alpha"] = model_args["local_alpha"]
     return CubeReport(model, W_, L_, params, pts, ix1, ix2, equity_at)
 
 
-def plot_equities(
-    model: str, W: float, L: float, path: str, *, jacoby: bool = False, **model_args: Any
-) -> None:
+def plot_equities(model: str, W: float, L: float, path: str, *, jacoby: bool = False, **model_args: Any) -> None:
     """Draw the centred, owned and unavailable equities against P to ``path`` (PNG).
 
     Like Figure 3 of Higgins (2012).  Needs matplotlib (the optional ``plot`` extra).
@@ -207,8 +201,9 @@ def plot_equities(
     ax.set_xlim(0, 1)
     ax.set_xlabel("cubeless probability of win P")
     ax.set_ylabel("cubeful equity / cube value")
-    extra = ", ".join(f"{k}={v}" for k, v in model_args.items()
-                      if v is not None and k in ("x", "x1", "x2", "alpha", "distribution"))
+    extra = ", ".join(
+        f"{k}={v}" for k, v in model_args.items() if v is not None and k in ("x", "x1", "x2", "alpha", "distribution")
+    )
     ax.set_title(f"{model}: W={W:g}, L={L:g}" + (f", {extra}" if extra else ""))
     ax.grid(True, alpha=0.3)
     ax.legend()

@@ -197,21 +197,22 @@ class CubeStrategy(ABC):
 
     @abstractmethod
     def _equities(
-        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        self,
+        P: FloatArray,
+        W: FloatArray,
+        L: FloatArray,
+        local_alpha: FloatArray | None,
         jacoby: bool,
     ) -> dict[str, FloatArray]:
         """Equities of P, W, L arrays: the three CubeState keys (current cube level),
         owned_doubled, unavailable_doubled (after a double); side on roll's view."""
 
-    def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None
-               ) -> FloatArray | None:
+    def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None) -> FloatArray | None:
         if lookahead is not None:
             local_alpha = local_volatility(lookahead)
         if local_alpha is None:
             if self.needs_local_volatility:
-                raise CubeInputError(
-                    f"strategy {self.name} needs local_alpha (or a 441-roll lookahead)"
-                )
+                raise CubeInputError(f"strategy {self.name} needs local_alpha (or a 441-roll lookahead)")
             return None
         a = as_float_array(local_alpha, "local_alpha")
         if np.any(a < 0):
@@ -261,8 +262,11 @@ class CubeStrategy(ABC):
         centered = eq[CubeState.CENTERED]
         if jacoby:
             centered = np.minimum(centered, 1.0)
-        nd = np.where(states == CubeState.OWNED, eq[CubeState.OWNED],
-                      np.where(states == CubeState.UNAVAILABLE, eq[CubeState.UNAVAILABLE], centered))
+        nd = np.where(
+            states == CubeState.OWNED,
+            eq[CubeState.OWNED],
+            np.where(states == CubeState.UNAVAILABLE, eq[CubeState.UNAVAILABLE], centered),
+        )
         return money_decisions(nd, 2.0 * eq["unavailable_doubled"], states, beavers=beavers)
 
     def decision(
@@ -281,8 +285,7 @@ class CubeStrategy(ABC):
             raise CubeInputError(f"decision() takes one position (shape (5,)), got {arr.shape}")
         la = None if local_alpha is None else [local_alpha]
         lk = None if lookahead is None else np.asarray(lookahead)[None, ...]
-        return self.decide(arr[None, :], cube_state, jacoby=jacoby, beavers=beavers,
-                           local_alpha=la, lookahead=lk)[0]
+        return self.decide(arr[None, :], cube_state, jacoby=jacoby, beavers=beavers, local_alpha=la, lookahead=lk)[0]
 
     def cubeful_equity(
         self,
@@ -320,8 +323,9 @@ def money_decisions(
     can = states != CubeState.UNAVAILABLE
     # ties go to doubling (e.g. Jacoby: playing on can at best equal the cash)
     too_good = (nd > 1.0) & (dt >= 1.0)
-    action = np.where(dbl >= nd, CubeAction.DOUBLE.value,
-                      np.where(too_good, CubeAction.TOO_GOOD.value, CubeAction.NO_DOUBLE.value))
+    action = np.where(
+        dbl >= nd, CubeAction.DOUBLE.value, np.where(too_good, CubeAction.TOO_GOOD.value, CubeAction.NO_DOUBLE.value)
+    )
     action = np.where(can, action, CubeAction.NO_DOUBLE.value)
     equity = np.where(can, np.maximum(nd, dbl), nd)
     return CubeDecisions(
@@ -349,20 +353,22 @@ class JanowskiStrategy(CubeStrategy):
     the doubling window both modes agree.
     """
 
-    def __init__(self, x1: float, x2: float | None = None, name: str | None = None, *,
-                 capped: bool = False) -> None:
+    def __init__(self, x1: float, x2: float | None = None, name: str | None = None, *, capped: bool = False) -> None:
         self.model = JanowskiModel(x1, x2)
         self.capped = capped
         if name is None:
             m = self.model
-            name = (f"janowski({m.x1:g})" if m.x1 == m.x2
-                    else f"janowski_refined({m.x1:g}, {m.x2:g})")
+            name = f"janowski({m.x1:g})" if m.x1 == m.x2 else f"janowski_refined({m.x1:g}, {m.x2:g})"
             if capped:
                 name = name[:-1] + ", capped)"
         self.name = name
 
     def _equities(
-        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        self,
+        P: FloatArray,
+        W: FloatArray,
+        L: FloatArray,
+        local_alpha: FloatArray | None,
         jacoby: bool,
     ) -> dict[str, FloatArray]:
         m = self.model
@@ -380,8 +386,16 @@ class JanowskiStrategy(CubeStrategy):
         }
 
 
-def _capped(P: FloatArray, W: FloatArray, L: FloatArray, x1: float, x2: float, owned: FloatArray,
-            unavailable: FloatArray, centered: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _capped(
+    P: FloatArray,
+    W: FloatArray,
+    L: FloatArray,
+    x1: float,
+    x2: float,
+    owned: FloatArray,
+    unavailable: FloatArray,
+    centered: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Return (owned, unavailable, centred) with the live part capped as in JanowskiStrategy."""
     S = W + L + 0.5
     cp = (L + 1.0) / S
@@ -414,8 +428,7 @@ class _NumericalTable:
         key = (i, j)
         sol = self.cache.get(key)
         if sol is None:
-            sol = solve(1.0 + i * self.step, 1.0 + j * self.step, self.alpha,
-                        self.distribution, self.N)
+            sol = solve(1.0 + i * self.step, 1.0 + j * self.step, self.alpha, self.distribution, self.N)
             self.cache[key] = sol
         return sol
 
@@ -427,7 +440,11 @@ class _NumericalTable:
         return len(self.cache)
 
     def evaluate(
-        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        self,
+        P: FloatArray,
+        W: FloatArray,
+        L: FloatArray,
+        local_alpha: FloatArray | None,
         jacoby: bool,
     ) -> dict[str, FloatArray]:
         kmax = int(round(2.0 / self.step))
@@ -459,16 +476,20 @@ class _NumericalTable:
         return out
 
     @staticmethod
-    def _at(sol: NumericalSolution, P: FloatArray, kernel: StepKernel | None, jacoby: bool
-            ) -> dict[str, FloatArray]:
+    def _at(sol: NumericalSolution, P: FloatArray, kernel: StepKernel | None, jacoby: bool) -> dict[str, FloatArray]:
         """Equities at ``P`` from one corner's solution; with a local-volatility ``kernel``, one local jump first."""
         g = sol.grid
         od = np.interp(P, g, sol.owned)
         ud = np.interp(P, g, sol.unavailable)
         if kernel is None:
             cen = sol.centered_jacoby if jacoby else sol.centered
-            return {CubeState.CENTERED: np.interp(P, g, cen), CubeState.OWNED: od,
-                    CubeState.UNAVAILABLE: ud, "owned_doubled": od, "unavailable_doubled": ud}
+            return {
+                CubeState.CENTERED: np.interp(P, g, cen),
+                CubeState.OWNED: od,
+                CubeState.UNAVAILABLE: ud,
+                "owned_doubled": od,
+                "unavailable_doubled": ud,
+            }
         hc = sol.hat_centered_jacoby if jacoby else sol.hat_centered
         ec = sol.centered_jacoby if jacoby else sol.centered
         return {
@@ -496,8 +517,7 @@ class JumpStrategy(CubeStrategy):
     ) -> None:
         self.alpha = float(check_volatility(alpha, "alpha"))
         self.approximation = check_choice(approximation, "approximation", APPROXIMATIONS)
-        self.distribution = check_choice(distribution, "distribution",
-                                         ("gaussian", "double-exponential"))
+        self.distribution = check_choice(distribution, "distribution", ("gaussian", "double-exponential"))
         self.needs_local_volatility = local
         self.statistical = statistical
         kind = "jump_local" if local else "jump"
@@ -509,7 +529,11 @@ class JumpStrategy(CubeStrategy):
         return self.table.tabulate(W_max, L_max)
 
     def _equities(
-        self, P: FloatArray, W: FloatArray, L: FloatArray, local_alpha: FloatArray | None,
+        self,
+        P: FloatArray,
+        W: FloatArray,
+        L: FloatArray,
+        local_alpha: FloatArray | None,
         jacoby: bool,
     ) -> dict[str, FloatArray]:
         ar: FloatArray | float = self.alpha
@@ -566,8 +590,7 @@ def jump(
 
     ``statistical=True`` scales alpha by 1.24 in the linear approximation.
     """
-    return JumpStrategy(alpha, approximation, distribution=distribution,
-                        statistical=statistical)
+    return JumpStrategy(alpha, approximation, distribution=distribution, statistical=statistical)
 
 
 def jump_local(
@@ -581,5 +604,4 @@ def jump_local(
 
     Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances) to its methods.
     """
-    return JumpStrategy(remote_alpha, approximation, distribution=distribution, local=True,
-                        statistical=statistical)
+    return JumpStrategy(remote_alpha, approximation, distribution=distribution, local=True, statistical=statistical)

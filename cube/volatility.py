@@ -25,9 +25,7 @@ __all__ = ["ROLLS", "local_volatility", "two_roll_weights"]
 
 #: The 21 distinct rolls in the order assumed by :func:`two_roll_weights`: (1,1), (1,2),
 #: ..., (1,6), (2,2), ..., (6,6) (first die <= second die).
-ROLLS: tuple[tuple[int, int], ...] = tuple(
-    (a, b) for a in range(1, 7) for b in range(a, 7)
-)
+ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 
 
 def two_roll_weights(rolls: tuple[tuple[int, int], ...] = ROLLS) -> FloatArray:

@@ -67,9 +67,7 @@ def _optimizer_state(name: str, record: Any, tensors: dict[str, np.ndarray], sou
     """Rebuild an optimiser state dict (arrays in place of tensors) from its JSON record; raises InvalidWeights."""
     try:
         state = {
-            int(index): {
-                key: tensors[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"].copy() for key in keys
-            }
+            int(index): {key: tensors[f"{TRAINING_PREFIX}optim.{name}.{index}.{key}"].copy() for key in keys}
             for index, keys in record["slots"].items()
         }
         groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()} for g in record["param_groups"]]

@@ -48,8 +48,14 @@ SCORES = [
 @pytest.mark.parametrize(("fields", "away", "opp_away", "crawford", "value", "state"), SCORES)
 @pytest.mark.parametrize("met_name", ["Kazaross-XG2", "Woolsey"])
 def test_eval_at_a_score(
-    capsys: pytest.CaptureFixture[str], fields: dict, away: int, opp_away: int, crawford: bool, value: int,
-    state: CubeState, met_name: str,
+    capsys: pytest.CaptureFixture[str],
+    fields: dict,
+    away: int,
+    opp_away: int,
+    crawford: bool,
+    value: int,
+    state: CubeState,
+    met_name: str,
 ) -> None:
     """The JSON's MWCs and decisions are cube.match's and cube.match_jump's for its own probabilities."""
     mid = match_id(**fields)
@@ -79,9 +85,13 @@ def test_eval_at_a_score(
         for key in ("no_double", "double_take", "double_pass"):
             assert d["mwc"][key] == pytest.approx(getattr(want.mwc, key), abs=TOL)
             assert d["equity"][key] == pytest.approx(getattr(want.equity, key), abs=10 * TOL)
-        assert d["action"].lower().startswith(
-            {"double": "double", "no double": "no double", "too good": "too good"}[want.action].replace(
-                "double", "redouble" if state is CubeState.OWNED else "double"
+        assert (
+            d["action"]
+            .lower()
+            .startswith(
+                {"double": "double", "no double": "no double", "too good": "too good"}[want.action].replace(
+                    "double", "redouble" if state is CubeState.OWNED else "double"
+                )
             )
         )
     # dice set: every play, ranked by the mover's cubeful MWC (opponent on roll at the same cube)
@@ -134,8 +144,12 @@ def test_hint_at_a_score_ranks_by_mwc(capsys: pytest.CaptureFixture[str]) -> Non
         ("hint", f"{START}:{match_id(match_length=5, score=(1, 6))}", ["--dice", "3", "1"], "score 1-6"),
         ("eval", f"{START}:{match_id(match_length=7, score=(2, 3), crawford=True)}", [], "crawford"),
         ("eval", f"{START}:{match_id(match_length=7, score=(0, 2), cube=16, cube_owner=1)}", [], "cube 16"),
-        ("hint", f"{START}:{match_id(match_length=7, score=(2, 2), cube=16, cube_owner=0)}", ["--dice", "3", "1"],
-         "cube 16"),
+        (
+            "hint",
+            f"{START}:{match_id(match_length=7, score=(2, 2), cube=16, cube_owner=0)}",
+            ["--dice", "3", "1"],
+            "cube 16",
+        ),
         ("eval", f"{START}:{match_id(match_length=7, score=(2, 4))}", ["--met", "Nosuch"], "'Nosuch'"),
         ("hint", START, ["--dice", "3", "1", "--met", "Nosuch"], "'Nosuch'"),
         ("eval", f"{START}:{match_id(match_length=30, score=(2, 4))}", [], "match length 30"),

@@ -18,9 +18,25 @@ def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]
 
 
 def test_issue_example(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(capsys, ["--W", "1.4", "--L", "1.0", "--alpha", "0.10", "--model",
-                         "jump-numerical", "--distribution", "double-exponential",
-                         "--at", "0.3,0.50,0.7", "--grid", "200"])
+    out = _json(
+        capsys,
+        [
+            "--W",
+            "1.4",
+            "--L",
+            "1.0",
+            "--alpha",
+            "0.10",
+            "--model",
+            "jump-numerical",
+            "--distribution",
+            "double-exponential",
+            "--at",
+            "0.3,0.50,0.7",
+            "--grid",
+            "200",
+        ],
+    )
     for k in (*POINT_NAMES, "implied_x1", "implied_x2", "equity_at"):
         assert k in out
     assert list(out["equity_at"]) == ["0.3", "0.50", "0.7"]
@@ -37,8 +53,7 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
     x1, x2 = implied_cube_life(1.25, 1.0, 0.1)
     assert out["implied_x1"] == pytest.approx(float(x1))
     assert out["implied_x2"] == pytest.approx(float(x2))
-    out = _json(capsys, ["--W", "1.2", "--L", "1.1", "--model", "janowski", "--x", "0.68",
-                         "--jacoby", "--at", "0.5"])
+    out = _json(capsys, ["--W", "1.2", "--L", "1.1", "--model", "janowski", "--x", "0.68", "--jacoby", "--at", "0.5"])
     assert out["implied_x1"] is None and out["tg_oc"] is None and out["tg_uc"] is None
     assert out["tp"] == pytest.approx((1.1 - 0.5) / (2.3 + 0.34))
     out = _json(capsys, ["--W", "1", "--L", "1", "--model", "dead"])
@@ -65,8 +80,26 @@ def test_errors(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
 
 def test_human_table_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     png = tmp_path / "fig3.png"
-    assert main(["cube", "--W", "1.2", "--L", "1.1", "--alpha", "0.08", "--model",
-                 "jump-nonlinear", "--at", "0.5", "--plot", str(png)]) == 0
+    assert (
+        main(
+            [
+                "cube",
+                "--W",
+                "1.2",
+                "--L",
+                "1.1",
+                "--alpha",
+                "0.08",
+                "--model",
+                "jump-nonlinear",
+                "--at",
+                "0.5",
+                "--plot",
+                str(png),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "tp" in text and "implied Janowski" in text and "0.5" in text
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"

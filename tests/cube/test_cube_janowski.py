@@ -69,12 +69,7 @@ TABLE_2 = {
 
 
 def _cells(table: dict[float, list[list[float]]]) -> list[tuple[float, float, float, float]]:
-    return [
-        (x, VALUES[j], VALUES[i], rows[i][j])
-        for x, rows in table.items()
-        for i in range(5)
-        for j in range(5)
-    ]
+    return [(x, VALUES[j], VALUES[i], rows[i][j]) for x, rows in table.items() for i in range(5) for j in range(5)]
 
 
 @pytest.mark.parametrize(("x", "W", "L", "printed"), _cells(TABLE_1))
@@ -128,9 +123,7 @@ def test_worked_example(x: float, tp_article: float, tp_printed: float, e_take: 
 # ---------------------------------------------------------------- equations 5-7
 
 
-@given(
-    p=st.floats(0, 1), W=st.floats(1, 3), L=st.floats(1, 3), x=st.floats(0, 1)
-)
+@given(p=st.floats(0, 1), W=st.floats(1, 3), L=st.floats(1, 3), x=st.floats(0, 1))
 def test_appendix_1_relationships(p: float, W: float, L: float, x: float) -> None:
     E = p * (W + L) - L
     eo = float(owned_equity(p, W, L, x))
@@ -148,8 +141,7 @@ def test_appendix_1_relationships(p: float, W: float, L: float, x: float) -> Non
 @given(p=st.floats(0, 1), W=st.floats(1, 3), L=st.floats(1, 3), x=st.floats(0, 1))
 def test_refined_reduces_to_general(p: float, W: float, L: float, x: float) -> None:
     m = JanowskiModel(x, x)
-    assert float(m.centered(p, W, L)) == pytest.approx(float(centered_equity(p, W, L, x)),
-                                                       abs=1e-12)
+    assert float(m.centered(p, W, L)) == pytest.approx(float(centered_equity(p, W, L, x)), abs=1e-12)
 
 
 @given(W=st.floats(1, 3), L=st.floats(1, 3), x1=st.floats(0, 1), x2=st.floats(0, 1))
@@ -196,9 +188,7 @@ def test_required_equities_after_double() -> None:
     assert 2 * float(unavailable_equity(idp, W, L, x)) == pytest.approx(0.500, abs=5e-4)
     # "independent of W and L"
     for W2, L2 in [(1, 1), (2, 1.5)]:
-        assert 2 * float(unavailable_equity(redouble_point(W2, L2, x), W2, L2, x)) == (
-            pytest.approx(x)
-        )
+        assert 2 * float(unavailable_equity(redouble_point(W2, L2, x), W2, L2, x)) == (pytest.approx(x))
 
 
 def test_initial_double_below_redouble_max_divergence() -> None:
@@ -235,12 +225,10 @@ def test_point_order(W: float, L: float, x1: float, x2: float) -> None:
     assert pts.tp is not None and pts.cp is not None and pts.tp <= pts.cp
     if x1 == x2:
         order = [pts.tg_u, pts.tp, pts.rd_u, pts.id_u, pts.id_o, pts.rd_o, pts.cp, pts.tg_o]
-        assert all(a is not None and b is not None and a <= b + 1e-12
-                   for a, b in zip(order, order[1:], strict=False))
+        assert all(a is not None and b is not None and a <= b + 1e-12 for a, b in zip(order, order[1:], strict=False))
 
 
-@given(W=st.floats(1, 3), L=st.floats(1, 3), x=st.floats(0, 1), p=st.floats(0, 1),
-       q=st.floats(0, 1))
+@given(W=st.floats(1, 3), L=st.floats(1, 3), x=st.floats(0, 1), p=st.floats(0, 1), q=st.floats(0, 1))
 def test_equities_monotone_and_ordered(W: float, L: float, x: float, p: float, q: float) -> None:
     lo, hi = min(p, q), max(p, q)
     for jac in (False, True):
@@ -253,14 +241,15 @@ def test_equities_monotone_and_ordered(W: float, L: float, x: float, p: float, q
 def test_jacoby_limits(W: float, L: float, x: float, p: float) -> None:
     m = JanowskiModel(x)
     # no gammons: Jacoby changes nothing (apart from the cap at +-1)
-    assert float(m.centered(p, 1, 1, jacoby=True)) == pytest.approx(
-        float(np.clip(m.centered(p, 1, 1), -1, 1)))
+    assert float(m.centered(p, 1, 1, jacoby=True)) == pytest.approx(float(np.clip(m.centered(p, 1, 1), -1, 1)))
     # dead cube: the game ends centred, gammons do not count
     assert float(JanowskiModel(0).centered(p, W, L, jacoby=True)) == pytest.approx(
-        float(np.clip(2 * p - 1, -1, 1)), abs=1e-12)
+        float(np.clip(2 * p - 1, -1, 1)), abs=1e-12
+    )
     # live cube: a double always comes first
     assert float(JanowskiModel(1).centered(p, W, L, jacoby=True)) == pytest.approx(
-        float(np.clip(JanowskiModel(1).centered(p, W, L), -1, 1)))
+        float(np.clip(JanowskiModel(1).centered(p, W, L), -1, 1))
+    )
 
 
 def test_jacoby_points_have_no_centred_too_good() -> None:
@@ -296,7 +285,8 @@ def test_gnubg_zero_ply_cubeful_example() -> None:
     # gnubg_equity uses the cubeless equity P W - (1 - P) L of the same W, L
     s = GameState.from_probabilities(GNUBG)
     assert float(gnubg_equity(s.P, s.W, s.L, x)) == pytest.approx(
-        (1 - x) * s.cubeless_equity + x * float(live_equity(s.P, s.W, s.L)))
+        (1 - x) * s.cubeless_equity + x * float(live_equity(s.P, s.W, s.L))
+    )
     assert round(float(gnubg_equity(s.P, s.W, s.L, x)), 3) == -0.140
     # Janowski's own equation 7 gives a different centred equity here
     assert round(float(centered_equity(0.454, 1.229, 1.196, x)), 3) == -0.133
@@ -309,11 +299,11 @@ def test_live_equity_pieces(p: float, W: float, L: float) -> None:
     assert float(live_equity(tp, W, L)) == pytest.approx(-1.0)
     assert float(live_equity(cp, W, L)) == pytest.approx(1.0)
     if p <= cp:  # owned live equity is eq. 5 with x = 1 below the cash point
-        assert float(live_equity(p, W, L, "owned")) == pytest.approx(
-            float(owned_equity(p, W, L, 1)), abs=1e-9)
+        assert float(live_equity(p, W, L, "owned")) == pytest.approx(float(owned_equity(p, W, L, 1)), abs=1e-9)
     if p >= tp:
         assert float(live_equity(p, W, L, "unavailable")) == pytest.approx(
-            float(unavailable_equity(p, W, L, 1)), abs=1e-9)
+            float(unavailable_equity(p, W, L, 1)), abs=1e-9
+        )
 
 
 @pytest.mark.parametrize(

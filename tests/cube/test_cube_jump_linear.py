@@ -107,8 +107,7 @@ def test_printed_cash_point_is_consistent(W: float, L: float, a: float) -> None:
     # symmetric with the take point: the opponent's take point is 1 - CP
     assert 1 - cp == pytest.approx(float(take_point(L, W, a)), rel=1e-12)
     _, x2 = implied_cube_life(W, L, a)
-    assert cp == pytest.approx(float(JanowskiModel(1.0, float(np.clip(x2, 0, 1))).cash_point(W, L))
-                               ) or not 0 <= x2 <= 1
+    assert cp == pytest.approx(float(JanowskiModel(1.0, float(np.clip(x2, 0, 1))).cash_point(W, L))) or not 0 <= x2 <= 1
 
 
 @given(W=st.floats(1, 3), L=st.floats(1, 3), a=st.floats(0.01, 0.2))
@@ -133,10 +132,8 @@ def test_zero_volatility_is_live_cube(W: float, L: float) -> None:
         assert getattr(lin, k) == pytest.approx(getattr(live, k), abs=1e-6), k
 
 
-@given(W=st.floats(1, 3), L=st.floats(1, 3), a=st.floats(0.01, 0.2),
-       al=st.floats(0.01, 0.2), jac=st.booleans())
-def test_pieces_continuous_and_monotone(W: float, L: float, a: float, al: float, jac: bool
-                                        ) -> None:
+@given(W=st.floats(1, 3), L=st.floats(1, 3), a=st.floats(0.01, 0.2), al=st.floats(0.01, 0.2), jac=st.booleans())
+def test_pieces_continuous_and_monotone(W: float, L: float, a: float, al: float, jac: bool) -> None:
     pcs = linear_pieces(W, L, a, al, jacoby=jac)
     tp, cp = float(pcs.tp), float(pcs.cp)
     assert 0 < tp < cp < 1
@@ -156,8 +153,7 @@ def test_pieces_continuous_and_monotone(W: float, L: float, a: float, al: float,
 POINT_ORDER = ["tg_u", "tp", "rd_u", "id_u", "id_o", "rd_o", "cp", "tg_o"]
 
 
-@given(W=st.floats(1, 2.25), L=st.floats(1, 2.25), a=st.floats(0.01, 0.2),
-       al=st.floats(0.01, 0.2), jac=st.booleans())
+@given(W=st.floats(1, 2.25), L=st.floats(1, 2.25), a=st.floats(0.01, 0.2), al=st.floats(0.01, 0.2), jac=st.booleans())
 def test_decision_points_ordered(W: float, L: float, a: float, al: float, jac: bool) -> None:
     pts = linear_pieces(W, L, a, al, jacoby=jac).points
     vals = [float(pts[k]) for k in POINT_ORDER]

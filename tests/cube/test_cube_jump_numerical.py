@@ -50,15 +50,19 @@ def test_boundaries_and_symmetry() -> None:
     assert max(s.iterations[:2]) <= 6  # "converges very quickly, in 2-4 iterations"
 
 
-@pytest.mark.parametrize(("W", "L", "kind"), [(1.2, 1.1, "double-exponential"),
-                                             (1.4, 1.0, "gaussian"), (1.0, 1.0, "gaussian")])
+@pytest.mark.parametrize(
+    ("W", "L", "kind"), [(1.2, 1.1, "double-exponential"), (1.4, 1.0, "gaussian"), (1.0, 1.0, "gaussian")]
+)
 def test_solution_satisfies_integral_equations(W: float, L: float, kind: str) -> None:
     """Re-apply one jump to the post-jump equities: the solution is a fixed point."""
     s = solve_cached(W, L, 0.08, kind, 200)
     P = s.grid[1:-1]
-    for hat, val in ((s.hat_owned, s.owned), (s.hat_unavailable, s.unavailable),
-                     (s.hat_centered, s.centered),
-                     (s.hat_centered_jacoby, s.centered_jacoby)):
+    for hat, val in (
+        (s.hat_owned, s.owned),
+        (s.hat_unavailable, s.unavailable),
+        (s.hat_centered, s.centered),
+        (s.hat_centered_jacoby, s.centered_jacoby),
+    ):
         assert np.allclose(one_step(hat, s.grid, P, kind, 0.08, val), val[1:-1], atol=1e-9)
     # and independently of F and G: direct quadrature of the density (interior points)
     d = JumpDistribution(kind, 0.08)
@@ -70,8 +74,7 @@ def test_solution_satisfies_integral_equations(W: float, L: float, kind: str) ->
         y = np.interp(x, s.grid, s.hat_owned)
         y = np.where(x < 0, s.owned[0] + (s.owned[1] - s.owned[0]) * x / h, y)
         y = np.where(x > 1, s.owned[-1] + (s.owned[-1] - s.owned[-2]) * (x - 1) / h, y)
-        assert np.trapezoid(f * y, J) == pytest.approx(float(np.interp(p, s.grid, s.owned)),
-                                                       abs=1e-6)
+        assert np.trapezoid(f * y, J) == pytest.approx(float(np.interp(p, s.grid, s.owned)), abs=1e-6)
 
 
 def test_grid_convergence() -> None:

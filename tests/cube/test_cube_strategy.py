@@ -14,8 +14,7 @@ from cube.volatility import local_volatility, two_roll_weights
 
 def _probs(P: float, W: float, L: float) -> np.ndarray:
     """Five probabilities with the given P, W, L (gammons, then backgammons)."""
-    return np.array([P, P * min(W - 1, 1), P * max(W - 2, 0), (1 - P) * min(L - 1, 1),
-                     (1 - P) * max(L - 2, 0)])
+    return np.array([P, P * min(W - 1, 1), P * max(W - 2, 0), (1 - P) * min(L - 1, 1), (1 - P) * max(L - 2, 0)])
 
 
 @given(P=st.floats(0.01, 0.99), W=st.floats(1, 2), L=st.floats(1, 2))
@@ -149,8 +148,7 @@ def test_jump_local() -> None:
     for approx in ("linear", "nonlinear"):
         sl = cube.jump_local(0.1, approx)
         c = cube.jump(0.1, approx)
-        assert float(sl.equities(p, local_alpha=0.1)["owned"]) == pytest.approx(
-            float(c.equities(p)["owned"]))
+        assert float(sl.equities(p, local_alpha=0.1)["owned"]) == pytest.approx(float(c.equities(p)["owned"]))
     # from a 441-roll lookahead
     rng = np.random.default_rng(3)
     look = np.clip(0.62 + rng.normal(0, 0.2, 441), 0, 1)
@@ -176,8 +174,7 @@ def test_local_volatility() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(P=st.floats(0.01, 0.99), W=st.floats(1, 2.5), L=st.floats(1, 2.5),
-       x=st.floats(0, 1))
+@given(P=st.floats(0.01, 0.99), W=st.floats(1, 2.5), L=st.floats(1, 2.5), x=st.floats(0, 1))
 def test_cubeful_equity_between_models(P: float, W: float, L: float, x: float) -> None:
     """Owning the cube is worth at least a centred cube, which beats an unavailable one."""
     s = cube.janowski(x)
@@ -218,10 +215,8 @@ def test_capped_janowski_never_too_good_without_gammons(x: float) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(P=st.floats(0.0, 1.0), W=st.floats(1, 2.5), L=st.floats(1, 2.5), x1=st.floats(0, 1),
-       x2=st.floats(0, 1))
-def test_capped_janowski_agrees_in_window_and_is_ordered(P: float, W: float, L: float, x1: float,
-                                                         x2: float) -> None:
+@given(P=st.floats(0.0, 1.0), W=st.floats(1, 2.5), L=st.floats(1, 2.5), x1=st.floats(0, 1), x2=st.floats(0, 1))
+def test_capped_janowski_agrees_in_window_and_is_ordered(P: float, W: float, L: float, x1: float, x2: float) -> None:
     """Between the live take and cash points capping changes nothing; everywhere U <= C <= O."""
     probs = _probs(P, W, L)
     plain = cube.janowski_refined(x1, x2).equities(probs)

@@ -81,10 +81,17 @@ def main():
         cls = G.CLASS_NAMES[gnubg.classifypos(board, 0)]
         money_ci = gnubg.cubeinfo(1, CENTRED, ON_ROLL, 0, (0, 0), 0)
         probs = [float(x) for x in gnubg.evaluate(board, money_ci, EC_CUBELESS)[:5]]
-        common = {"position_id": pid, "gnubg_class": cls, "pips": [pips(board[1]), pips(board[0])], "probabilities": probs}
+        common = {
+            "position_id": pid,
+            "gnubg_class": cls,
+            "pips": [pips(board[1]), pips(board[0])],
+            "probabilities": probs,
+        }
         money = None
         if cls == "bearoff2":
-            money = {OWNER_NAME[o]: analysis(board, gnubg.cubeinfo(1, o, ON_ROLL, 0, (0, 0), 0))[0][1] for o in OWNER_NAME}
+            money = {
+                OWNER_NAME[o]: analysis(board, gnubg.cubeinfo(1, o, ON_ROLL, 0, (0, 0), 0))[0][1] for o in OWNER_NAME
+            }
         owner = rng.choice([ON_ROLL, OPPONENT])
         for cube, own in ((1, CENTRED), (2, owner)):
             eqs, code, text = analysis(board, gnubg.cubeinfo(cube, own, ON_ROLL, 0, (0, 0), 0))
