@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.move_error import GnubgClass, MoveErrorSet
+from benchmarks.move_error import MoveErrorSet
+from cube.efficiency import PositionClass
 from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
 from engine.ids import board_from_position_id
@@ -26,7 +27,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 def test_crashed_agrees_with_gnubg_near_the_boundary() -> None:
     cases = json.loads((FIXTURES / "gnubg_crashed.json").read_text())["cases"]
     boards = np.stack([board_from_position_id(c["position_id"]) for c in cases])
-    expected = np.array([c["gnubg_class"] == GnubgClass.CRASHED for c in cases])
+    expected = np.array([c["gnubg_class"] == PositionClass.CRASHED.gnubg_code for c in cases])
     assert (phases(boards) == GamePhase.CONTACT).all()
     assert 0.3 < expected.mean() < 0.7  # both classes well represented
     assert np.array_equal(crashed(boards), expected)
@@ -35,7 +36,7 @@ def test_crashed_agrees_with_gnubg_near_the_boundary() -> None:
 def test_crashed_agrees_with_the_move_error_sets_classes() -> None:
     data = MoveErrorSet.load()
     boards = data.boards()
-    assert np.array_equal(crashed(boards), data.gnubg_class == GnubgClass.CRASHED)
+    assert np.array_equal(crashed(boards), data.gnubg_class == PositionClass.CRASHED.gnubg_code)
 
 
 @pytest.mark.parametrize(
