@@ -7,6 +7,7 @@ import json
 
 from cli.common import ID_METAVAR
 from engine import MatchState, board_text, parse_id_pair
+from engine.errors import InvalidMatchState
 
 # The state of a bare position ID, as ``show`` draws it: a money game, player 1 (X) on roll, Jacoby rule on.
 BARE = MatchState(on_roll=1, turn=1)
@@ -33,7 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the board, its XGID (``--xgid``) or its JSON description; returns 0."""
     position, match = parse_id_pair(args.id)
-    xgid = position.to_xgid(match if match is not None else BARE)
+    try:
+        xgid: str | None = position.to_xgid(match if match is not None else BARE)
+    except InvalidMatchState:  # a valid gnubg state XG cannot write (e.g. turn and roller differ)
+        if args.xgid:  # asked for: the error names the state
+            raise
+        xgid = None
     if args.json:
         own, opp = position.pips
         print(

@@ -290,7 +290,7 @@ def test_stopping_when_the_standard_errors_are_small_or_the_plays_settled() -> N
 def test_bad_stop_rules_and_levels_are_refused() -> None:
     for bad in ({"until_se": 0.0}, {"settle": -1.0}, {"max_seconds": float("nan")}):
         with pytest.raises(InvalidSpec):
-            StopRule(**bad)  # type: ignore[arg-type]
+            StopRule(**bad)
     with pytest.raises(InvalidSpec, match="quick"):
         level("fastest")
     with pytest.raises(InvalidSpec, match="cube plies"):

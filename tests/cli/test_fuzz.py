@@ -866,6 +866,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "ubgi": [("--plies", "9"), ("--cube-model", "x")],
     "serve": [("--port", "0"), ("--max-rollout-trials", "0")],
     "analyse": [("--plies", "9"), ("--alternatives", "0")],
+    "weights": [("--games", "3"), ("--plies", "9")],
 }
 
 
@@ -1104,6 +1105,7 @@ LEADING: dict[str, list[str]] = {
     "ubgi": [],
     "serve": [],
     "analyse": [str(SHORT_MATCH)],
+    "weights": ["info", str(DEFAULT_WEIGHTS)],
 }
 VALUED_OPTIONS = sorted(
     (command, name)

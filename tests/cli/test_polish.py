@@ -45,7 +45,7 @@ def test_no_cube_action_after_the_roll_or_when_the_game_is_over(capsys: pytest.C
 
 
 def test_train_cube_line_rounds_like_its_figure() -> None:
-    report = {"doubles": 1, "takes": 2, "passes": 0, "mean_final_cube": 1.23456}
+    report: dict[str, object] = {"doubles": 1, "takes": 2, "passes": 0, "mean_final_cube": 1.23456}
     report["strategies"] = [{"spec": "janowski:0.7", "ppg": -0.01911, "se": 0.07902}, {"spec": "jump:0.1"}]
     line = _cube_line(report)
     assert "-0.019 ppg, SE 0.079" in line and "0.07902" not in line

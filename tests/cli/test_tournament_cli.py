@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import arena.tournament
+from arena.matches import MatchBlockResult
 from arena.tournament import TournamentConfig
 from engine import Position
 from tests.cli.helpers import assert_clean_error, run_cli
@@ -195,4 +196,5 @@ def test_a_match_block_reports_its_matches_as_they_end() -> None:
     cfg = TournamentConfig(a=a, b=b, games=16, seed=4, rules=Rules(cubeful=True), match_length=3)
     heard: list[int] = []
     block = cfg.play(cfg.build_players(), 0, 8, False, heard.append)
+    assert isinstance(block, MatchBlockResult)
     assert sum(heard) == block.matches == 16 and len(heard) > 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_match_cube.j
 UNNAMED = {"Unknown cube decision", "Never double, take (dead cube)", "Never redouble, take (dead cube)"}
 
 
-def gnubg_cases() -> list[dict[str, object]]:
+def gnubg_cases() -> list[dict[str, Any]]:
     """gnubg's 0-ply match cube analyses whose proper action follows from the three equities alone."""
     cases = json.loads(FIXTURE.read_text())["cases"]
     return [c for c in cases if c["decision_text"] not in UNNAMED]
@@ -29,8 +30,8 @@ def test_the_names_of_gnubgs_own_analyses() -> None:
     cases = gnubg_cases()
     assert len(cases) > 400
     for c in cases:
-        _, nd, dt, dp = c["equities"]  # type: ignore[misc]
-        d = decide(nd, dt, dp, gammons=c["probabilities"][1] > 0.0)  # type: ignore[index]
+        _, nd, dt, dp = c["equities"]
+        d = decide(nd, dt, dp, gammons=c["probabilities"][1] > 0.0)
         name = proper_action(d.action, d.response, CubeState(c["owner"]), optional=d.optional)
         assert name == c["decision_text"], c
 

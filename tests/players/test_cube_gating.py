@@ -17,6 +17,7 @@ from nets.lookahead import best_children
 from nets.volatility import two_roll_outcomes_batch
 from players import make_player, parse_cube_spec
 from players.cube import CubeDecider
+from players.net import NetPlayer
 
 
 def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
@@ -129,5 +130,6 @@ def test_a_net_with_the_gnubg_spec_decides_as_eval_does() -> None:
     assert list(actions) == ["double", "double", "no double"]
     equities = player.cube_equities(boards, states, False, False)
     assert equities is not None and equities[0] == pytest.approx(0.889, abs=1e-3)
+    assert isinstance(player, NetPlayer)
     want = money_cube_decisions(boards, player.probabilities(boards), states, jacoby=False, beavers=False)
     assert np.allclose(equities, want.equity)

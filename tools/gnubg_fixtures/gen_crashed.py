@@ -57,7 +57,7 @@ def random_other(rng: random.Random) -> list[int]:
 def main() -> int:
     """Write the fixture; returns the exit code."""
     rng = random.Random(SEED)
-    cases = []
+    cases: list[dict] = []
     while len(cases) < CASES:
         few, other = random_side(rng), random_other(rng)
         mine, theirs = (few, other) if rng.random() < 0.5 else (other, few)
