@@ -39,6 +39,7 @@ import numpy as np
 
 from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.position import Position
+from players.processes import stop_process
 
 MIX = (("/api/evaluate", 45), ("/api/hint", 35), ("/api/cube", 15), ("/health", 5))
 
@@ -224,12 +225,7 @@ def start_server(batching: bool, port: int, startup_timeout: float = 180.0) -> s
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
     """Stop a server this module started."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+    stop_process(proc, timeout=10)
 
 
 def compare(clients: int, seconds: float, warmup: float, seed: int) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from cube.states import CubeAction, CubeResponse, CubeState
 from engine.fibs import MONEY, FibsBoard, parse_external_reply
 from engine.position import Position
 from players.base import Player
+from players.processes import stop_process
 
 GNUBG = os.environ.get("JUMPGAMMON_GNUBG", "/usr/games/gnubg")  # the executable used unless told otherwise
 MAX_LINE = 254  # longest request gnubg 1.07 reads safely (its buffer is 256 bytes with "\n" and NUL)
@@ -120,14 +121,7 @@ def evaluation_commands(
 
 def _reap(proc: subprocess.Popen[bytes] | None) -> None:
     """Terminate a gnubg process this module started, killing it if it lingers."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
+    stop_process(proc)
 
 
 class GnubgExternal:

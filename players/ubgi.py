@@ -47,6 +47,7 @@ from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.notation import BAR, OFF, Move
 from engine.position import Position
 from players.base import Player
+from players.processes import stop_process
 
 SPEC_PREFIX = "ubgi:"
 #: Seconds an engine may take to start and answer the handshake, and to answer one line.
@@ -148,12 +149,7 @@ def _reap(proc: subprocess.Popen[str]) -> None:
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_process(proc)
 
 
 class UbgiEngine:
