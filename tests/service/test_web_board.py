@@ -143,7 +143,7 @@ def server() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[DevTools]:
     if CHROMIUM is None:
-        pytest.skip("no chromium on this machine: apt-get install -y chromium")
+        pytest.fail("headless Chromium is needed for this test: apt-get install -y chromium")
     profile = tempfile.mkdtemp(prefix="jg-chromium-")
     proc = subprocess.Popen(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
