@@ -52,31 +52,45 @@ def worker_pool(
     instruction (they start with it ignored): Ctrl-C reaches the whole process group, and only
     the parent answers it, by leaving this block, which terminates the pool.
     """
-    with scoped_environment(**worker_threads(workers)):
-        with _interrupts_ignored():
-            pool = mp.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
-        with pool:
-            yield pool
+    pool: Pool | None = None
+    try:
+        with scoped_environment(**worker_threads(workers)):
+            with _interrupts_held():
+                pool = mp.get_context("spawn").Pool(workers, _start_worker, (initializer, initargs))
+            # a Ctrl-C held while the pool started is raised here, and the pool is terminated below
+            with pool:
+                yield pool
+    finally:
+        if pool is not None:
+            pool.terminate()
 
 
 def _start_worker(initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
     """A worker's start: SIGINT ignored (the parent handles Ctrl-C), then the pool's own initializer."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held by the parent while it spawned us
     if initializer is not None:
         initializer(*initargs)
 
 
 @contextlib.contextmanager
-def _interrupts_ignored() -> Iterator[None]:
-    """SIGINT ignored while the block runs, so processes spawned in it start ignoring it (main thread only)."""
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT ignored and blocked while the block runs (main thread only).
+
+    Processes spawned in the block start with it ignored (and blocked, until :func:`_start_worker`).
+    A Ctrl-C that arrives meanwhile is not lost: a blocked signal stays pending even while ignored,
+    and reaches this process's own handler once the handler and the mask are restored.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:
