@@ -18,13 +18,27 @@ REPO = Path(__file__).resolve().parents[2]
 START = "4HPwATDgc/ABMA"
 
 
+def as_foreground_command() -> None:
+    """In the child before it runs: SIGINT as a terminal's foreground command has it (a test run in a background
+    job inherits it ignored, and an ignored SIGINT is left alone on purpose: see cli.interrupts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def ctrl_c(argv: list[str], delay: float | None, cwd: Path, script: str | None = None) -> tuple[int, str]:
     """Run the CLI (or ``script``) in its own process group, send SIGINT to the group after ``delay`` as a
     terminal's Ctrl-C does (None: the script sends its own), and return its exit status and stderr."""
     command = [sys.executable, "-c", script or "import sys, cli.main; sys.exit(cli.main.main(sys.argv[1:]))", *argv]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, text=True
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
+        preexec_fn=as_foreground_command,
     )
     if delay is not None:
         time.sleep(delay)
