@@ -10,7 +10,8 @@ every child instead (:class:`players.gnubg_player.GnubgPlayer`), as a player mus
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,7 +21,58 @@ from players.cube import parse_cube_spec
 from players.gnubg_player import GnubgPlayer, gnubg, gnubg_boards, make_gnubg_player
 
 
-def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int, replay: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TournamentRate:
+    """One tournament's speed with A's result: ``lookahead_share`` is the share of cube judgements that looked ahead."""
+
+    games: int
+    seconds: float
+    games_per_second: float
+    lookahead_share: float
+    ppg: float
+    se: float | None
+
+
+@dataclass(frozen=True)
+class GnubgSelfplayRate:
+    """gnubg's 0-ply self-play in a plain loop: ``bear_off_fallbacks`` moves chosen by the player instead."""
+
+    games: int
+    moves: int
+    bear_off_fallbacks: int
+    seconds: float
+    games_per_second: float
+
+
+@dataclass(frozen=True)
+class ArenaSpeed:
+    """``bench arena``: the tournaments' rates beside gnubg's self-play, and their ratios."""
+
+    benchmark: ClassVar[str] = "arena"
+    net0_vs_net0_cubeless: TournamentRate
+    net0_vs_net0_cubeful_janowski: TournamentRate
+    net0_jump_vs_janowski_replayed: TournamentRate
+    net0_jump_local_vs_janowski: TournamentRate
+    gnubg_0ply_selfplay_plain_loop: GnubgSelfplayRate
+    cubeless_over_gnubg: float
+    janowski_over_cubeless: float
+    replayed_over_janowski: float
+
+    def tournaments(self) -> dict[str, TournamentRate]:
+        """The four tournaments' rates by their JSON names, in the order printed."""
+        return {
+            "net0_vs_net0_cubeless": self.net0_vs_net0_cubeless,
+            "net0_vs_net0_cubeful_janowski": self.net0_vs_net0_cubeful_janowski,
+            "net0_jump_vs_janowski_replayed": self.net0_jump_vs_janowski_replayed,
+            "net0_jump_local_vs_janowski": self.net0_jump_local_vs_janowski,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as ``bench arena --json`` prints them."""
+        return {"benchmark": self.benchmark, **asdict(self)}
+
+
+def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int, replay: bool = False) -> TournamentRate:
     """Games per second of one tournament after a warm-up, with its cube statistics.
 
     Without ``replay`` every game's checkers are moved by the players, as against any other
@@ -32,14 +84,14 @@ def _rate(a: PlayerSpec, b: PlayerSpec, games: int, cubeful: bool, seed: int, re
     cfg = TournamentConfig(a, b, games=games, seed=seed, rules=rules, replay=replay)
     result, _ = run_tournament(cfg, progress=False)
     judged = result.a.cube_evaluations + result.b.cube_evaluations
-    return {
-        "games": result.games,
-        "seconds": round(result.seconds, 2),
-        "games_per_second": round(result.games_per_second, 1),
-        "lookahead_share": (result.a.lookaheads + result.b.lookaheads) / judged if judged else 0.0,
-        "ppg": result.ppg,
-        "se": result.se,
-    }
+    return TournamentRate(
+        games=result.games,
+        seconds=round(result.seconds, 2),
+        games_per_second=round(result.games_per_second, 1),
+        lookahead_share=(result.a.lookaheads + result.b.lookaheads) / judged if judged else 0.0,
+        ppg=result.ppg,
+        se=result.se,
+    )
 
 
 def _apply_hops(board: list[list[int]], move: tuple[int, ...]) -> None:
@@ -55,7 +107,7 @@ def _apply_hops(board: list[list[int]], move: tuple[int, ...]) -> None:
             mine[dst - 1] += 1
 
 
-def gnubg_selfplay_rate(games: int, seed: int) -> dict[str, Any]:
+def gnubg_selfplay_rate(games: int, seed: int) -> GnubgSelfplayRate:
     """Games per second of gnubg's 0-ply self-play with findbestmove in a plain loop (cubeless money)."""
     player: GnubgPlayer = make_gnubg_player(0, parse_cube_spec("none"))
     cube_info = gnubg.cubeinfo()
@@ -82,13 +134,13 @@ def gnubg_selfplay_rate(games: int, seed: int) -> dict[str, Any]:
                 break
             board = [board[1], board[0]]
     seconds = time.perf_counter() - start
-    return {
-        "games": games,
-        "moves": moves,
-        "bear_off_fallbacks": fallbacks,
-        "seconds": round(seconds, 2),
-        "games_per_second": round(games / seconds, 1),
-    }
+    return GnubgSelfplayRate(
+        games=games,
+        moves=moves,
+        bear_off_fallbacks=fallbacks,
+        seconds=round(seconds, 2),
+        games_per_second=round(games / seconds, 1),
+    )
 
 
 def _to_ours(board: list[list[int]]) -> list[int]:
@@ -103,7 +155,7 @@ def _to_ours(board: list[list[int]]) -> list[int]:
     return out
 
 
-def bench_arena(games: int = 2000, seed: int = 1) -> dict[str, Any]:
+def bench_arena(games: int = 2000, seed: int = 1) -> ArenaSpeed:
     """Tournament rates beside gnubg's self-play: net@0 self-play cubeless and with Janowski cubes (every
     game's checkers moved), a jump-against-Janowski point and jump-local as tournaments play them (replayed)."""
     net = PlayerSpec("net@0")
@@ -115,14 +167,13 @@ def bench_arena(games: int = 2000, seed: int = 1) -> dict[str, Any]:
     local = _rate(PlayerSpec("net@0", "jump-local"), janowski_cube, local_games, True, seed, True)
     gnubg_selfplay_rate(4, seed + 1)  # warm gnubg's caches and nets
     reference = gnubg_selfplay_rate(max(50, games // 4), seed)
-    return {
-        "benchmark": "arena",
-        "net0_vs_net0_cubeless": cubeless,
-        "net0_vs_net0_cubeful_janowski": janowski,
-        "net0_jump_vs_janowski_replayed": replayed,
-        "net0_jump_local_vs_janowski": local,
-        "gnubg_0ply_selfplay_plain_loop": reference,
-        "cubeless_over_gnubg": cubeless["games_per_second"] / reference["games_per_second"],
-        "janowski_over_cubeless": janowski["games_per_second"] / cubeless["games_per_second"],
-        "replayed_over_janowski": replayed["games_per_second"] / janowski["games_per_second"],
-    }
+    return ArenaSpeed(
+        net0_vs_net0_cubeless=cubeless,
+        net0_vs_net0_cubeful_janowski=janowski,
+        net0_jump_vs_janowski_replayed=replayed,
+        net0_jump_local_vs_janowski=local,
+        gnubg_0ply_selfplay_plain_loop=reference,
+        cubeless_over_gnubg=cubeless.games_per_second / reference.games_per_second,
+        janowski_over_cubeless=janowski.games_per_second / cubeless.games_per_second,
+        replayed_over_janowski=replayed.games_per_second / janowski.games_per_second,
+    )

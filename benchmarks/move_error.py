@@ -12,9 +12,9 @@ independent (they come from many games; decisions of one game are mildly correla
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -94,50 +94,88 @@ def decision_errors(equity2: np.ndarray, offsets: np.ndarray, chosen: np.ndarray
     return 1000.0 * (best - equity2[chosen])
 
 
-def summarize(errors: np.ndarray, classes: np.ndarray) -> dict[str, dict[str, float | int]]:
-    """Mean error per decision (mEMG) with its standard error and count, per class and overall."""
-    out: dict[str, dict[str, float | int]] = {}
+@dataclass(frozen=True)
+class ErrorSummary:
+    """Mean error per decision (mEMG, milli-equity) with its standard error, over ``decisions`` decisions."""
+
+    decisions: int
+    memg: float
+    se: float
+
+
+@dataclass(frozen=True)
+class ErrorDifference:
+    """A paired difference of mEMG (ours minus gnubg 0-ply's) with its standard error."""
+
+    memg: float
+    se: float
+
+
+@dataclass(frozen=True)
+class MoveBenchResult:
+    """``bench moves``: the net's and gnubg 0-ply's mEMG against gnubg 2-ply by class (and ``overall``).
+
+    The class maps are keyed by :class:`cube.efficiency.PositionClass` value, then ``"overall"``.
+    """
+
+    benchmark: ClassVar[str] = "moves"
+    plies: int
+    decisions: int
+    plays: int
+    reference: str
+    ours: dict[str, ErrorSummary]
+    gnubg_0ply: dict[str, ErrorSummary]
+    ours_minus_gnubg_0ply: dict[str, ErrorDifference]
+    same_play_as_gnubg_2ply: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``bench moves --json`` prints it."""
+        return {"benchmark": self.benchmark, **asdict(self)}
+
+
+def summarize(errors: np.ndarray, classes: np.ndarray) -> dict[str, ErrorSummary]:
+    """Mean error per decision (mEMG) with its standard error and count, per class and ``"overall"``."""
+    out: dict[str, ErrorSummary] = {}
     groups = [(c.value, classes == c.gnubg_code) for c in NET_CLASSES] + [("overall", np.ones(len(errors), bool))]
     for label, mask in groups:
         e = errors[mask]
-        out[label] = {
-            "decisions": int(mask.sum()),
-            "memg": float(e.mean()) if len(e) else float("nan"),
-            "se": float(e.std(ddof=1) / np.sqrt(len(e))) if len(e) > 1 else float("nan"),
-        }
+        out[label] = ErrorSummary(
+            decisions=int(mask.sum()),
+            memg=float(e.mean()) if len(e) else float("nan"),
+            se=float(e.std(ddof=1) / np.sqrt(len(e))) if len(e) > 1 else float("nan"),
+        )
     return out
 
 
-def bench_moves(ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRORS) -> dict[str, Any]:
+def bench_moves(ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRORS) -> MoveBenchResult:
     """The evaluator's and gnubg 0-ply's mean move error against gnubg 2-ply, by class, with the paired difference."""
     moves = MoveErrorSet.load(data)
     kids = moves.child_boards()
     ours = decision_errors(moves.equity2, moves.offsets, choose_children(ev, kids, moves.offsets, plies))
     gnubg0 = decision_errors(moves.equity2, moves.offsets, segment_argmax(moves.equity0, moves.offsets))
     diff = summarize(ours - gnubg0, moves.gnubg_class)
-    return {
-        "benchmark": "moves",
-        "plies": plies,
-        "decisions": len(moves),
-        "plays": int(len(kids)),
-        "reference": "gnubg 2-ply cubeless money equity (gnubg Python package)",
-        "ours": summarize(ours, moves.gnubg_class),
-        "gnubg_0ply": summarize(gnubg0, moves.gnubg_class),
-        "ours_minus_gnubg_0ply": {k: {"memg": v["memg"], "se": v["se"]} for k, v in diff.items()},
-        "same_play_as_gnubg_2ply": float((ours == 0).mean()) if len(ours) else float("nan"),
-    }
+    return MoveBenchResult(
+        plies=plies,
+        decisions=len(moves),
+        plays=int(len(kids)),
+        reference="gnubg 2-ply cubeless money equity (gnubg Python package)",
+        ours=summarize(ours, moves.gnubg_class),
+        gnubg_0ply=summarize(gnubg0, moves.gnubg_class),
+        ours_minus_gnubg_0ply={k: ErrorDifference(v.memg, v.se) for k, v in diff.items()},
+        same_play_as_gnubg_2ply=float((ours == 0).mean()) if len(ours) else float("nan"),
+    )
 
 
-def markdown_table(result: dict[str, Any]) -> str:
+def markdown_table(result: MoveBenchResult) -> str:
     """The result as a markdown table: mEMG (SE) per class for ours and gnubg 0-ply."""
     lines = [
-        f"| class | decisions | net @{result['plies']}-ply mEMG (SE) | gnubg 0-ply mEMG (SE) | difference (SE) |",
+        f"| class | decisions | net @{result.plies}-ply mEMG (SE) | gnubg 0-ply mEMG (SE) | difference (SE) |",
         "|---|---|---|---|---|",
     ]
     for label in [c.value for c in NET_CLASSES] + ["overall"]:
-        a, g, d = result["ours"][label], result["gnubg_0ply"][label], result["ours_minus_gnubg_0ply"][label]
+        a, g, d = result.ours[label], result.gnubg_0ply[label], result.ours_minus_gnubg_0ply[label]
         lines.append(
-            f"| {label} | {a['decisions']:,} | {a['memg']:.2f} ({a['se']:.2f}) | {g['memg']:.2f} ({g['se']:.2f}) "
-            f"| {d['memg']:+.2f} ({d['se']:.2f}) |"
+            f"| {label} | {a.decisions:,} | {a.memg:.2f} ({a.se:.2f}) | {g.memg:.2f} ({g.se:.2f}) "
+            f"| {d.memg:+.2f} ({d.se:.2f}) |"
         )
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,41 @@ def pair_points(path: Path) -> tuple[dict[str, Any], np.ndarray]:
     return head, np.array([sum(totals[p]) / 2 for p in pairs])
 
 
-def compare(base: Path, candidate: Path, *more: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PlayerFigure:
+    """One tournament's player A and B as recorded, with A's points per game and its SE (None for one pair)."""
+
+    player: Any
+    opponent: Any
+    ppg: float
+    se: float | None
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The candidate's gain in A's points per game over the base, pair by pair, with its SE and 95% interval."""
+
+    ppg: float
+    se: float | None
+    ci95: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """A paired comparison: ``seed`` is the one seed, or each couple's seed when several were pooled."""
+
+    pairs: int
+    seed: Any
+    base: PlayerFigure
+    candidate: PlayerFigure
+    difference: PairedDifference
+
+    def to_json(self) -> dict[str, Any]:
+        """The comparison as ``python -m benchmarks.paired`` prints it."""
+        return asdict(self)
+
+
+def compare(base: Path, candidate: Path, *more: Path) -> PairedComparison:
     """Both players' ppg and SE, and the candidate's paired gain (A's view) with its SE.
 
     ``more`` gives further (base, candidate) couples, each of one seed; their pairs are pooled.
@@ -54,16 +89,21 @@ def compare(base: Path, candidate: Path, *more: Path) -> dict[str, Any]:
         parts_b.append(part_b)
         seeds.append(head_a.get("seed"))
     a, b = np.concatenate(parts_a), np.concatenate(parts_b)
-    out: dict[str, Any] = {"pairs": len(a), "seed": seeds[0] if len(seeds) == 1 else seeds}
-    for key, head, points in (("base", head_a, a), ("candidate", head_b, b)):
+    figures = []
+    for head, points in ((head_a, a), (head_b, b)):
         ppg, se, _ = pair_statistics(points)
-        out[key] = {"player": head.get("player_a"), "opponent": head.get("player_b"), "ppg": ppg, "se": se}
+        figures.append(PlayerFigure(head.get("player_a"), head.get("player_b"), ppg, se))
     diff, se, ci = pair_statistics(b - a)
-    out["difference"] = {"ppg": diff, "se": se, "ci95": ci}
-    return out
+    return PairedComparison(
+        pairs=len(a),
+        seed=seeds[0] if len(seeds) == 1 else seeds,
+        base=figures[0],
+        candidate=figures[1],
+        difference=PairedDifference(diff, se, ci),
+    )
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or len(sys.argv) % 2 == 0:
         sys.exit("usage: python -m benchmarks.paired BASE.jsonl CANDIDATE.jsonl [BASE2 CANDIDATE2 ...]")
-    print(json.dumps(compare(*(Path(a) for a in sys.argv[1:])), indent=1))
+    print(json.dumps(compare(*(Path(a) for a in sys.argv[1:])).to_json(), indent=1))

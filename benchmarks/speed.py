@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -17,7 +18,44 @@ from nets.evaluator import DEFAULT_WEIGHTS, Evaluator, load_evaluator
 from nets.volatility import jump_volatility
 
 
-def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MovegenSpeed:
+    """``bench movegen``: move-generation rates (per second, the best of ``repeats``) over ``positions`` pairs."""
+
+    benchmark: ClassVar[str] = "movegen"
+    positions: int
+    children: int
+    children_per_second: float
+    children_per_second_batched_flipped: float
+    pairs_per_second: float
+    single_call_children_per_second: float
+    plain_python_children_per_second: float
+    single_call_over_plain_python: float
+    repeats: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as ``bench movegen --json`` prints them."""
+        return {"benchmark": self.benchmark, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class EvalSpeed:
+    """``bench eval``: batched 0-ply evaluations per second and the time of one jump volatility."""
+
+    benchmark: ClassVar[str] = "eval"
+    device: str
+    positions: int
+    evaluations_per_second: float
+    jump_volatility_ms_median: float
+    jump_volatility_ms_mean: float
+    jump_volatility_positions: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as ``bench eval --json`` prints them."""
+        return {"benchmark": self.benchmark, **asdict(self)}
+
+
+def bench_movegen(n_games: int = 200, repeats: int = 5) -> MovegenSpeed:
     """Distinct resulting positions per second, single process, over positions from seeded games."""
     boards, dice = random_game_positions(n_games)
     count_children_kernel(boards[:8], dice[:8])  # compile outside the timing
@@ -32,18 +70,17 @@ def bench_movegen(n_games: int = 200, repeats: int = 5) -> dict[str, Any]:
         kids, _ = children_batch(boards, dice)
         best_batch = min(best_batch, time.perf_counter() - t0)
     single, plain = _single_calls(boards, dice)
-    return {
-        "benchmark": "movegen",
-        "positions": int(len(boards)),
-        "children": int(total),
-        "children_per_second": total / best_count,
-        "children_per_second_batched_flipped": len(kids) / best_batch,
-        "pairs_per_second": len(boards) / best_count,
-        "single_call_children_per_second": single,
-        "plain_python_children_per_second": plain,
-        "single_call_over_plain_python": single / plain,
-        "repeats": repeats,
-    }
+    return MovegenSpeed(
+        positions=int(len(boards)),
+        children=int(total),
+        children_per_second=total / best_count,
+        children_per_second_batched_flipped=len(kids) / best_batch,
+        pairs_per_second=len(boards) / best_count,
+        single_call_children_per_second=single,
+        plain_python_children_per_second=plain,
+        single_call_over_plain_python=single / plain,
+        repeats=repeats,
+    )
 
 
 def _single_calls(boards: np.ndarray, dice: np.ndarray, limit: int = 3000) -> tuple[float, float]:
@@ -73,7 +110,7 @@ def evaluator_on(device: str = "cpu", weights: str | Path | None = None) -> Eval
     return torch_evaluator(ev, device)
 
 
-def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weights: str | None = None) -> dict[str, Any]:
+def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weights: str | None = None) -> EvalSpeed:
     """Batched 0-ply evaluations per second and the time of one 441-roll jump volatility."""
     if weights is not None or DEFAULT_WEIGHTS.is_file():
         ev = evaluator_on(device, weights)
@@ -96,12 +133,11 @@ def bench_eval(n_games: int = 200, repeats: int = 3, device: str = "cpu", weight
         t0 = time.perf_counter()
         jump_volatility(ev, p)
         times.append(time.perf_counter() - t0)
-    return {
-        "benchmark": "eval",
-        "device": device,
-        "positions": int(len(contact)),
-        "evaluations_per_second": len(contact) / best,
-        "jump_volatility_ms_median": float(np.median(times) * 1000),
-        "jump_volatility_ms_mean": float(np.mean(times) * 1000),
-        "jump_volatility_positions": len(sample),
-    }
+    return EvalSpeed(
+        device=device,
+        positions=int(len(contact)),
+        evaluations_per_second=len(contact) / best,
+        jump_volatility_ms_median=float(np.median(times) * 1000),
+        jump_volatility_ms_mean=float(np.mean(times) * 1000),
+        jump_volatility_positions=len(sample),
+    )

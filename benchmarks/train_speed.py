@@ -21,8 +21,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from benchmarks.arena_speed import gnubg_selfplay_rate
 from engine.errors import JumpgammonError
@@ -89,9 +90,53 @@ def train_command(out: Path, games: int, seed: int, parallel: int) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class TrainRun:
+    """The timed ``jumpgammon train`` command: its games, wall-clock and training-loop seconds and rates."""
+
+    games: int
+    positions: int
+    parallel: int
+    wall_seconds: float
+    loop_seconds: float
+    games_per_second: float
+    loop_games_per_second: float | None
+    profiled: bool
+
+
+@dataclass(frozen=True)
+class GnubgSelfplay:
+    """gnubg's 0-ply self-play timed in the same run, half before and half after the training."""
+
+    games: int
+    seconds: float
+    games_per_second: float
+    before_training_games_per_second: float
+    after_training_games_per_second: float
+
+
+@dataclass(frozen=True)
+class TrainSpeed:
+    """``bench train``: the train command's rate beside gnubg's; ``profile`` (part -> share) when profiled."""
+
+    benchmark: ClassVar[str] = "train"
+    train: TrainRun
+    gnubg_0ply_selfplay: GnubgSelfplay
+    train_over_gnubg: float
+    omp_num_threads: str | None
+    profile: dict[str, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as ``bench train --json`` prints them (``profile`` only when profiled)."""
+        out = {"benchmark": self.benchmark, **asdict(self)}
+        if self.profile is None:
+            del out["profile"]
+        return out
+
+
 def bench_train(
     games: int = 20_000, gnubg_games: int = 2_000, seed: int = 1, parallel: int = 512, profile: bool = False
-) -> dict[str, Any]:
+) -> TrainSpeed:
     """Games per second of the whole train command and of gnubg's 0-ply self-play in the same run, and their ratio.
 
     With ``profile`` the training runs under py-spy (100 samples a second), which slows it a little.
@@ -116,30 +161,27 @@ def bench_train(
         reply = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
         breakdown = profile_breakdown(raw.read_text()) if profile and raw.is_file() else None
     after = gnubg_selfplay_rate(max(1, gnubg_games - gnubg_games // 2), seed + 2)
-    gnubg_seconds = before["seconds"] + after["seconds"]
-    gnubg_rate = (before["games"] + after["games"]) / gnubg_seconds
-    result: dict[str, Any] = {
-        "benchmark": "train",
-        "train": {
-            "games": reply["games"],
-            "positions": reply["positions"],
-            "parallel": parallel,
-            "wall_seconds": round(wall, 1),
-            "loop_seconds": reply["seconds"],
-            "games_per_second": reply["games"] / wall,
-            "loop_games_per_second": reply["games"] / reply["seconds"] if reply["seconds"] else None,
-            "profiled": profile,
-        },
-        "gnubg_0ply_selfplay": {
-            "games": before["games"] + after["games"],
-            "seconds": round(gnubg_seconds, 2),
-            "games_per_second": gnubg_rate,
-            "before_training_games_per_second": before["games_per_second"],
-            "after_training_games_per_second": after["games_per_second"],
-        },
-        "train_over_gnubg": reply["games"] / wall / gnubg_rate,
-        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-    }
-    if breakdown is not None:
-        result["profile"] = breakdown
-    return result
+    gnubg_seconds = before.seconds + after.seconds
+    gnubg_rate = (before.games + after.games) / gnubg_seconds
+    return TrainSpeed(
+        train=TrainRun(
+            games=reply["games"],
+            positions=reply["positions"],
+            parallel=parallel,
+            wall_seconds=round(wall, 1),
+            loop_seconds=reply["seconds"],
+            games_per_second=reply["games"] / wall,
+            loop_games_per_second=reply["games"] / reply["seconds"] if reply["seconds"] else None,
+            profiled=profile,
+        ),
+        gnubg_0ply_selfplay=GnubgSelfplay(
+            games=before.games + after.games,
+            seconds=round(gnubg_seconds, 2),
+            games_per_second=gnubg_rate,
+            before_training_games_per_second=before.games_per_second,
+            after_training_games_per_second=after.games_per_second,
+        ),
+        train_over_gnubg=reply["games"] / wall / gnubg_rate,
+        omp_num_threads=os.environ.get("OMP_NUM_THREADS"),
+        profile=breakdown,
+    )

@@ -68,28 +68,20 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.arena_speed import bench_arena
 
         games = args.games if args.games is not None else 2000
-        result = bench_arena(games + games % 2)
+        arena = bench_arena(games + games % 2)
         if args.json:
-            print(json.dumps(result))
+            print(json.dumps(arena.to_json()))
             return 0
-        keys = (
-            "net0_vs_net0_cubeless",
-            "net0_vs_net0_cubeful_janowski",
-            "net0_jump_vs_janowski_replayed",
-            "net0_jump_local_vs_janowski",
-        )
-        for key in keys:
-            r = result[key]
-            extra = (
-                f", lookahead for {100 * r['lookahead_share']:.1f}% of positions judged" if r["lookahead_share"] else ""
-            )
-            print(f"{key}: {r['games_per_second']:,.1f} games/s ({r['games']} games in {r['seconds']} s{extra})")
-        g = result["gnubg_0ply_selfplay_plain_loop"]
-        print(f"gnubg 0-ply self-play, findbestmove in a plain loop: {g['games_per_second']:,.1f} games/s")
+        for key, rate in arena.tournaments().items():
+            share = rate.lookahead_share
+            extra = f", lookahead for {100 * share:.1f}% of positions judged" if share else ""
+            print(f"{key}: {rate.games_per_second:,.1f} games/s ({rate.games} games in {rate.seconds} s{extra})")
+        g = arena.gnubg_0ply_selfplay_plain_loop
+        print(f"gnubg 0-ply self-play, findbestmove in a plain loop: {g.games_per_second:,.1f} games/s")
         print(
-            f"cubeless net@0 / gnubg: {result['cubeless_over_gnubg']:.2f}x; "
-            f"Janowski / cubeless: {result['janowski_over_cubeless']:.2f}; "
-            f"replayed / Janowski: {result['replayed_over_janowski']:.2f}"
+            f"cubeless net@0 / gnubg: {arena.cubeless_over_gnubg:.2f}x; "
+            f"Janowski / cubeless: {arena.janowski_over_cubeless:.2f}; "
+            f"replayed / Janowski: {arena.replayed_over_janowski:.2f}"
         )
         return 0
     if args.what == "moves":
@@ -102,16 +94,15 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.gnubg_compare import compare_with_gnubg
         from benchmarks.speed import evaluator_on
 
-        result = compare_with_gnubg(evaluator_on(args.device, args.weights), plies=args.plies)
+        comparison = compare_with_gnubg(evaluator_on(args.device, args.weights), plies=args.plies)
         if args.json:
-            print(json.dumps(result))
+            print(json.dumps(comparison.to_json()))
             return 0
-        print(f"{args.plies}-ply cubeless equity against gnubg 1.07 on {result['positions']} positions from its games")
-        for key in ("vs_gnubg_0ply", "vs_gnubg_2ply"):
-            if key in result:
-                r = result[key]
-                phases = ", ".join(f"{k} {v:.4f}" for k, v in r["equity_mae_by_phase"].items())
-                print(f"  {key}: mean |equity error| {r['equity_mae']:.4f} over {r['positions']} ({phases})")
+        print(f"{args.plies}-ply cubeless equity against gnubg 1.07 on {comparison.positions} positions from its games")
+        for key, r in (("vs_gnubg_0ply", comparison.vs_gnubg_0ply), ("vs_gnubg_2ply", comparison.vs_gnubg_2ply)):
+            if r is not None:
+                phases = ", ".join(f"{k} {v:.4f}" for k, v in r.equity_mae_by_phase.items())
+                print(f"  {key}: mean |equity error| {r.equity_mae:.4f} over {r.positions} ({phases})")
         return 0
     if args.what == "cube-bearoff":
         from benchmarks import cube_bearoff
@@ -120,32 +111,30 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result) if args.json else cube_bearoff.markdown_table(result))
         return 0
     if args.what == "eval":
-        result = bench_eval(args.games, args.repeats, args.device, args.weights)
+        speed = bench_eval(args.games, args.repeats, args.device, args.weights)
         if args.json:
-            print(json.dumps(result))
+            print(json.dumps(speed.to_json()))
         else:
+            print(f"0-ply evaluation of {speed.positions:,} positions from {args.games} seeded games on {args.device}")
+            print(f"  evaluations / second:     {speed.evaluations_per_second:,.0f}")
             print(
-                f"0-ply evaluation of {result['positions']:,} positions from {args.games} seeded games on {args.device}"
-            )
-            print(f"  evaluations / second:     {result['evaluations_per_second']:,.0f}")
-            print(
-                f"  jump volatility (441 rolls), median of {result['jump_volatility_positions']}: "
-                f"{result['jump_volatility_ms_median']:.1f} ms (mean {result['jump_volatility_ms_mean']:.1f} ms)"
+                f"  jump volatility (441 rolls), median of {speed.jump_volatility_positions}: "
+                f"{speed.jump_volatility_ms_median:.1f} ms (mean {speed.jump_volatility_ms_mean:.1f} ms)"
             )
         return 0
-    result = bench_movegen(args.games, args.repeats)
+    movegen = bench_movegen(args.games, args.repeats)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(movegen.to_json()))
     else:
-        print(f"move generation over {result['positions']:,} (position, roll) pairs from {args.games} seeded games")
-        print(f"  distinct children:        {result['children']:,}")
-        print(f"  children / second:        {result['children_per_second']:,.0f}")
-        print(f"  batched, flipped / second:{result['children_per_second_batched_flipped']:,.0f}")
-        print(f"  pairs / second:           {result['pairs_per_second']:,.0f}")
+        print(f"move generation over {movegen.positions:,} (position, roll) pairs from {args.games} seeded games")
+        print(f"  distinct children:        {movegen.children:,}")
+        print(f"  children / second:        {movegen.children_per_second:,.0f}")
+        print(f"  batched, flipped / second:{movegen.children_per_second_batched_flipped:,.0f}")
+        print(f"  pairs / second:           {movegen.pairs_per_second:,.0f}")
         print(
-            f"  Position.children, one call per position: {result['single_call_children_per_second']:,.0f} "
-            f"children/s, {result['single_call_over_plain_python']:.1f}x a plain-Python generator "
-            f"({result['plain_python_children_per_second']:,.0f}/s)"
+            f"  Position.children, one call per position: {movegen.single_call_children_per_second:,.0f} "
+            f"children/s, {movegen.single_call_over_plain_python:.1f}x a plain-Python generator "
+            f"({movegen.plain_python_children_per_second:,.0f}/s)"
         )
     return 0
 
@@ -157,10 +146,10 @@ def _moves(args: argparse.Namespace) -> int:
 
     result = bench_moves(load_evaluator(args.weights), args.plies, args.data or MOVE_ERRORS)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
     print(
-        f"mean checker-play error per decision (milli-equity, SE) against gnubg 2-ply on {result['decisions']:,} "
+        f"mean checker-play error per decision (milli-equity, SE) against gnubg 2-ply on {result.decisions:,} "
         f"decisions from gnubg's games; the net plays at {args.plies}-ply"
     )
     print(markdown_table(result))
@@ -174,15 +163,15 @@ def _train(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else 20_000
     result = bench_train(games, args.gnubg_games, profile=args.profile)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
-    t, g = result["train"], result["gnubg_0ply_selfplay"]
+    t, g = result.train, result.gnubg_0ply_selfplay
     print(
-        f"jumpgammon train, {t['games']:,} games: {t['wall_seconds']:.1f} s for the whole command "
-        f"({t['games_per_second']:.1f} games/s; {t['loop_seconds']:.1f} s in the training loop)"
+        f"jumpgammon train, {t.games:,} games: {t.wall_seconds:.1f} s for the whole command "
+        f"({t.games_per_second:.1f} games/s; {t.loop_seconds:.1f} s in the training loop)"
     )
-    print(f"gnubg 0-ply self-play, {g['games']:,} games in the same run: {g['games_per_second']:.1f} games/s")
-    print(f"train / gnubg: {result['train_over_gnubg']:.2f}x")
-    for part, share in result.get("profile", {}).items():
+    print(f"gnubg 0-ply self-play, {g.games:,} games in the same run: {g.games_per_second:.1f} games/s")
+    print(f"train / gnubg: {result.train_over_gnubg:.2f}x")
+    for part, share in (result.profile or {}).items():
         print(f"  {100 * share:5.1f}%  {part}")
     return 0

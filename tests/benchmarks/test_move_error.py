@@ -73,11 +73,12 @@ def test_summary_mean_and_standard_error() -> None:
     errors = np.array([0.0, 10.0, 4.0, 8.0, 2.0])
     classes = np.array([PositionClass.CONTACT.gnubg_code] * 2 + [PositionClass.RACE.gnubg_code] * 3)
     s = summarize(errors, classes)
-    assert s["contact"] == {"decisions": 2, "memg": 5.0, "se": pytest.approx(5.0)}  # sd 7.07 / sqrt(2)
-    assert s["race"]["memg"] == pytest.approx(14 / 3)
-    assert s["race"]["se"] == pytest.approx(np.std([4.0, 8.0, 2.0], ddof=1) / np.sqrt(3))
-    assert s["crashed"]["decisions"] == 0
-    assert s["overall"]["decisions"] == 5 and s["overall"]["memg"] == pytest.approx(4.8)
+    contact = s["contact"]
+    assert (contact.decisions, contact.memg, contact.se) == (2, 5.0, pytest.approx(5.0))  # sd 7.07 / sqrt(2)
+    assert s["race"].memg == pytest.approx(14 / 3)
+    assert s["race"].se == pytest.approx(np.std([4.0, 8.0, 2.0], ddof=1) / np.sqrt(3))
+    assert s["crashed"].decisions == 0
+    assert s["overall"].decisions == 5 and s["overall"].memg == pytest.approx(4.8)
 
 
 def test_subset_is_our_move_generators_decisions(subset: MoveErrorSet) -> None:
@@ -113,12 +114,11 @@ def test_the_nets_errors_at_one_ply_lie_within_each_spread(subset: MoveErrorSet)
 
 def test_bench_moves_errors_are_non_negative_and_classes_add_up(subset: MoveErrorSet) -> None:
     result = bench_moves(load_evaluator(), 0, SUBSET)
-    for who in ("ours", "gnubg_0ply"):
-        rows = result[who]
-        assert all(rows[c.value]["memg"] >= 0 for c in NET_CLASSES)
-        assert sum(rows[c.value]["decisions"] for c in NET_CLASSES) == rows["overall"]["decisions"] == len(subset)
-    diff = result["ours_minus_gnubg_0ply"]["overall"]["memg"]
-    assert diff == pytest.approx(result["ours"]["overall"]["memg"] - result["gnubg_0ply"]["overall"]["memg"])
+    for rows in (result.ours, result.gnubg_0ply):
+        assert all(rows[c.value].memg >= 0 for c in NET_CLASSES)
+        assert sum(rows[c.value].decisions for c in NET_CLASSES) == rows["overall"].decisions == len(subset)
+    diff = result.ours_minus_gnubg_0ply["overall"].memg
+    assert diff == pytest.approx(result.ours["overall"].memg - result.gnubg_0ply["overall"].memg)
 
 
 def test_cli_bench_moves_json_keys(capsys: pytest.CaptureFixture[str]) -> None:

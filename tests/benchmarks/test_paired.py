@@ -34,11 +34,11 @@ def test_pair_points_are_a_s_mean_per_pair(tmp_path: Path) -> None:
 
 def test_the_difference_is_taken_pair_by_pair(tmp_path: Path) -> None:
     out = compare(_save(tmp_path / "a.jsonl", 1, BASE), _save(tmp_path / "b.jsonl", 1, CAND))
-    assert out["base"]["ppg"] == pytest.approx(1.0 / 3)
-    assert out["candidate"]["ppg"] == pytest.approx(1.0 / 3 + 0.5 / 3)
+    assert out.base.ppg == pytest.approx(1.0 / 3)
+    assert out.candidate.ppg == pytest.approx(1.0 / 3 + 0.5 / 3)
     diffs = np.array([0.0, 0.0, 0.5])
-    assert out["difference"]["ppg"] == pytest.approx(diffs.mean())
-    assert out["difference"]["se"] == pytest.approx(diffs.std(ddof=1) / math.sqrt(3))
+    assert out.difference.ppg == pytest.approx(diffs.mean())
+    assert out.difference.se == pytest.approx(diffs.std(ddof=1) / math.sqrt(3))
 
 
 @pytest.mark.parametrize(("seed", "games"), [(2, CAND), (1, CAND[:4])])
@@ -60,8 +60,8 @@ def test_couples_of_other_seeds_pool_their_pairs(tmp_path: Path) -> None:
         _save(tmp_path / "c.jsonl", 2, CAND),
         _save(tmp_path / "d.jsonl", 2, BASE),
     )
-    assert both["pairs"] == 6 and both["seed"] == [1, 2]
-    assert both["difference"]["ppg"] == pytest.approx(0.0)  # the second couple's loss undoes the first's gain
-    assert one["difference"]["ppg"] == pytest.approx(0.5 / 3)
+    assert both.pairs == 6 and both.seed == [1, 2]
+    assert both.difference.ppg == pytest.approx(0.0)  # the second couple's loss undoes the first's gain
+    assert one.difference.ppg == pytest.approx(0.5 / 3)
     with pytest.raises(JumpgammonError, match="couples"):
         compare(tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl")
