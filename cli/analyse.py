@@ -1,8 +1,9 @@
 """``jumpgammon analyse FILE``: every checker play, cube decision and roll of a match or session judged, as gnubg does.
 
-FILE is a Jellyfish ``.mat`` file (gnubg's ``export match mat``, ``tournament --mat``, the servers')
-or the JSON lines of ``tournament --save``. Output: a text report, ``--json`` (every decision with
-its ranked alternatives), ``--html FILE`` (one self-contained page with a graph per game).
+FILE is a Jellyfish ``.mat`` file (gnubg's ``export match mat``, ``tournament --mat``, the servers'),
+gnubg's own ``.sgf`` match file, or the JSON lines of ``tournament --save``. Output: a text report,
+``--json`` (every decision with its ranked alternatives), ``--html FILE`` (one self-contained page
+with a graph per game).
 """
 
 from __future__ import annotations
@@ -24,15 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``analyse`` subcommand."""
     p = sub.add_parser(
         "analyse",
-        help="analyse a match or session file (.mat, or tournament --save lines): errors, luck, ratings",
+        help="analyse a match or session file (.mat, gnubg .sgf, tournament --save lines): errors, luck, ratings",
         description=(
             "Judge every checker play and cube decision of a match or money session, and the luck of every roll, "
             "as GNU Backgammon's 'analyse match' does: errors marked doubtful, bad or very bad, cube errors by "
-            "gnubg's classes, each player's error rate, PR and rating band. Reads Jellyfish .mat files and the "
-            "JSON lines of 'tournament --save'."
+            "gnubg's classes, each player's error rate, PR and rating band. Reads Jellyfish .mat files, gnubg's "
+            ".sgf match files and the JSON lines of 'tournament --save'."
         ),
     )
-    p.add_argument("file", type=existing_file, metavar="FILE", help="a .mat file or a tournament --save file")
+    p.add_argument("file", type=existing_file, metavar="FILE", help="a .mat, .sgf or tournament --save file")
     p.add_argument("--plies", type=PLIES, default=0, help="depth of checker and cube analysis, 0-2 (default 0)")
     p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
     p.add_argument(
