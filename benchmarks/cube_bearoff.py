@@ -48,15 +48,14 @@ costs (a, b, c "all"), so they are in-sample fits.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit, prange
@@ -73,8 +72,17 @@ from nets.weights import write_atomic
 __all__ = [
     "ALPHA_GRID",
     "JANOWSKI_GRID",
+    "CubeBearoffResult",
+    "CubeBearoffSettings",
+    "DecisionCosts",
     "Decisions",
+    "DoubleCosts",
     "ExactReference",
+    "Fits",
+    "GridFit",
+    "ModelScores",
+    "Scores",
+    "TakeCosts",
     "bench_cube_bearoff",
     "boards_from_indices",
     "exact_reference",
@@ -279,70 +287,215 @@ def strategy_decisions(
     return out
 
 
-def _figures(cost: np.ndarray, extra: dict[str, int]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class DecisionCosts:
+    """Costs of one kind of decision over ``positions`` positions (equity per unit of the current cube).
+
+    ``errors_over`` counts the errors costing more than each of :data:`THRESHOLDS`, in order.
+    """
+
+    positions: int
+    errors: int
+    error_rate: float
+    mean_cost: float
+    cost_per_error: float
+    max_cost: float
+    errors_over: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as the result file holds them (``errors_over_<threshold>`` keys)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "errors_over":
+                out.update({f"errors_over_{th:g}": n for th, n in zip(THRESHOLDS, self.errors_over, strict=True)})
+            else:
+                out[f.name] = getattr(self, f.name)
+        return out
+
+
+@dataclass(frozen=True)
+class DoubleCosts(DecisionCosts):
+    """A double or redouble decision's costs, with its wrong and missed doubles and its ``TOO_GOOD`` actions."""
+
+    wrong_doubles: int
+    missed_doubles: int
+    optimal_doubles: int
+    too_good: int
+
+
+@dataclass(frozen=True)
+class TakeCosts(DecisionCosts):
+    """A take decision's costs, with its wrong takes and wrong passes."""
+
+    wrong_takes: int
+    wrong_passes: int
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A strategy's costs for each decision kind (see the module docstring)."""
+
+    double: DoubleCosts
+    redouble: DoubleCosts
+    double_cash: DoubleCosts
+    redouble_cash: DoubleCosts
+    take: TakeCosts
+    take_doubled: TakeCosts
+    take_window: TakeCosts
+
+    def kinds(self) -> dict[str, DecisionCosts]:
+        """Each decision kind's costs by its name, in the result file's order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The scores as the result file holds them."""
+        return {name: costs.to_json() for name, costs in self.kinds().items()}
+
+
+def _figures(cost: np.ndarray) -> dict[str, Any]:
+    """The fields of :class:`DecisionCosts` from the per-position ``cost``."""
     err = cost > TOL
     n_err = int(err.sum())
     n = int(cost.size)
-    out: dict[str, Any] = {
+    return {
         "positions": n,
         "errors": n_err,
         "error_rate": n_err / n if n else 0.0,
         "mean_cost": float(cost.mean()) if n else 0.0,
         "cost_per_error": float(cost[err].mean()) if n_err else 0.0,
         "max_cost": float(cost.max(initial=0.0)),
+        "errors_over": tuple(int((cost > th).sum()) for th in THRESHOLDS),
     }
-    for th in THRESHOLDS:
-        out[f"errors_over_{th:g}"] = int((cost > th).sum())
-    out.update(extra)
-    return out
 
 
-def score(dec: Decisions, ref: ExactReference) -> dict[str, dict[str, Any]]:
+def score(dec: Decisions, ref: ExactReference) -> Scores:
     """Error counts and costs of each decision kind (see the module docstring)."""
     d_eq = ref.double_equity
-    res: dict[str, dict[str, Any]] = {}
     none = np.zeros(len(d_eq), bool)
     tg = none if dec.too_good is None else dec.too_good
     tg_o = none if dec.too_good_owned is None else dec.too_good_owned
-    kinds = (
-        ("double", 0, dec.double, tg),
-        ("redouble", 1, dec.redouble, tg_o),
-        ("double_cash", 0, dec.double | tg, none),
-        ("redouble_cash", 1, dec.redouble | tg_o, none),
-    )
-    for name, col, doubles, too_good in kinds:
+
+    def doubling(col: int, doubles: np.ndarray, too_good: np.ndarray) -> DoubleCosts:
         nd = ref.no_double[:, col]
-        cost = ref.optimal[:, col] - np.where(doubles, d_eq, nd)
-        cost = np.maximum(cost, 0.0)
-        should = d_eq >= nd
-        wrong = doubles & (cost > TOL)
-        res[name] = _figures(
-            cost,
-            {
-                "wrong_doubles": int(wrong.sum()),
-                "missed_doubles": int((~doubles & (cost > TOL)).sum()),
-                "optimal_doubles": int(should.sum()),
-                "too_good": int(too_good.sum()),
-            },
+        cost = np.maximum(ref.optimal[:, col] - np.where(doubles, d_eq, nd), 0.0)
+        return DoubleCosts(
+            **_figures(cost),
+            wrong_doubles=int((doubles & (cost > TOL)).sum()),
+            missed_doubles=int((~doubles & (cost > TOL)).sum()),
+            optimal_doubles=int((d_eq >= nd).sum()),
+            too_good=int(too_good.sum()),
         )
+
     dt = ref.double_take
     take_cost = np.where(dec.take, np.maximum(dt - 1.0, 0.0), np.maximum(1.0 - dt, 0.0))
-    subsets = {
-        "take": np.ones(len(dt), bool),
-        "take_doubled": d_eq >= ref.no_double[:, 0],
-        "take_window": np.abs(dt - 1.0) <= 0.5,
-    }
-    for name, sel in subsets.items():
+
+    def taking(sel: np.ndarray) -> TakeCosts:
         c = take_cost[sel]
         t = dec.take[sel]
-        res[name] = _figures(
-            c, {"wrong_takes": int((t & (c > TOL)).sum()), "wrong_passes": int((~t & (c > TOL)).sum())}
+        return TakeCosts(
+            **_figures(c), wrong_takes=int((t & (c > TOL)).sum()), wrong_passes=int((~t & (c > TOL)).sum())
         )
-    return res
+
+    return Scores(
+        double=doubling(0, dec.double, tg),
+        redouble=doubling(1, dec.redouble, tg_o),
+        double_cash=doubling(0, dec.double | tg, none),
+        redouble_cash=doubling(1, dec.redouble | tg_o, none),
+        take=taking(np.ones(len(dt), bool)),
+        take_doubled=taking(d_eq >= ref.no_double[:, 0]),
+        take_window=taking(np.abs(dt - 1.0) <= 0.5),
+    )
 
 
-def _fit_cost(s: dict[str, dict[str, Any]]) -> float:
-    return float(s["double"]["mean_cost"] + s["redouble"]["mean_cost"] + s["take"]["mean_cost"])
+def _fit_cost(s: Scores) -> float:
+    return float(s.double.mean_cost + s.redouble.mean_cost + s.take.mean_cost)
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """One model's (strategy's) name and scores."""
+
+    model: str
+    scores: Scores
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as the result file holds it."""
+        return {"model": self.model, "scores": self.scores.to_json()}
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A grid search: the fit cost (sum of three mean costs) of each grid value (keyed ``f"{g:g}"``) and the best."""
+
+    grid: list[float]
+    fit_cost: dict[str, float]
+    best: float
+
+
+@dataclass(frozen=True)
+class Fits:
+    """The in-sample fits (None when skipped) and the lookahead's check and local-alpha quantiles (None without it).
+
+    ``jump_alpha`` maps each jump approximation to its alpha fit; ``local_alpha_quantiles`` is keyed by quantile.
+    """
+
+    janowski_x: GridFit | None = None
+    jump_alpha: dict[str, GridFit] | None = None
+    lookahead_max_abs_pa_minus_win: float | None = None
+    local_alpha_quantiles: dict[str, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The fits as the result file holds them (``jump_alpha_<approximation>`` keys; what was skipped left out)."""
+        out: dict[str, Any] = {}
+        if self.janowski_x is not None:
+            out["janowski_x"] = asdict(self.janowski_x)
+        for approx, fit in (self.jump_alpha or {}).items():
+            out[f"jump_alpha_{approx}"] = asdict(fit)
+        if self.lookahead_max_abs_pa_minus_win is not None:
+            out["lookahead_max_abs_pa_minus_win"] = self.lookahead_max_abs_pa_minus_win
+        if self.local_alpha_quantiles is not None:
+            out["local_alpha_quantiles"] = self.local_alpha_quantiles
+        return out
+
+
+@dataclass(frozen=True)
+class CubeBearoffSettings:
+    """What was measured: ``positions`` of the ``all_positions``, sampled with ``seed`` (None: all of them)."""
+
+    positions: int
+    all_positions: int
+    sample: int | None
+    seed: int | None
+    error_tolerance: float
+    cost_thresholds: list[float]
+    take_window: str
+    probabilities: str
+    local_volatility: str | None
+    jump_distribution: str
+    fit_criterion: str | None
+
+
+@dataclass(frozen=True)
+class CubeBearoffResult:
+    """``bench cube-bearoff``: every model's scores against exact cube play, the oracle first."""
+
+    benchmark: ClassVar[str] = "cube-bearoff"
+    settings: CubeBearoffSettings
+    fits: Fits
+    models: list[ModelScores]
+    timings_s: dict[str, float]
+    runtime_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``cube_bearoff.json`` and ``bench cube-bearoff --json`` hold it."""
+        return {
+            "benchmark": self.benchmark,
+            "settings": asdict(self.settings),
+            "fits": self.fits.to_json(),
+            "models": [row.to_json() for row in self.models],
+            "timings_s": self.timings_s,
+            "runtime_s": self.runtime_s,
+        }
 
 
 # --- the benchmark ---------------------------------------------------------------------------
@@ -374,8 +527,8 @@ def bench_cube_bearoff(
     fit: bool = True,
     local: bool = True,
     progress: bool = False,
-) -> dict[str, Any]:
-    """Score every model against exact cube play; returns the JSON-ready result dict.
+) -> CubeBearoffResult:
+    """Score every model against exact cube play; returns the result (its ``to_json()`` is the result file).
 
     ``sample=None`` uses all 851,929 positions. ``fit=False`` skips the alpha / x search (the
     fitted rows then use alpha 0.1 and x 0.68); ``local=False`` skips the jump_local models.
@@ -387,17 +540,21 @@ def bench_cube_bearoff(
     ref = exact_reference(db, i, j)
     win = ref.win
     timings: dict[str, float] = {}
-    fits: dict[str, Any] = {}
+    janowski_fit: GridFit | None = None
+    alpha_fits: dict[str, GridFit] | None = None
+    worst: float | None = None
+    quantiles: dict[str, float] | None = None
 
     best_x = 0.68
     best_alpha = {a: 0.1 for a in cube.APPROXIMATIONS}
     if fit:
         t0 = time.perf_counter()
         best_x, costs = _fit(cube.janowski, JANOWSKI_GRID, win, ref)
-        fits["janowski_x"] = {"grid": list(JANOWSKI_GRID), "fit_cost": costs, "best": best_x}
+        janowski_fit = GridFit(list(JANOWSKI_GRID), costs, best_x)
+        alpha_fits = {}
         for approx in cube.APPROXIMATIONS:
             best_alpha[approx], costs = _fit(partial(_jump, approximation=approx), ALPHA_GRID, win, ref)
-            fits[f"jump_alpha_{approx}"] = {"grid": list(ALPHA_GRID), "fit_cost": costs, "best": best_alpha[approx]}
+            alpha_fits[approx] = GridFit(list(ALPHA_GRID), costs, best_alpha[approx])
             _stage(bar, f"fit {approx}: alpha = {best_alpha[approx]:g}")
         timings["fits"] = time.perf_counter() - t0
 
@@ -424,46 +581,38 @@ def bench_cube_bearoff(
         t0 = time.perf_counter()
         alpha_local, worst = local_alphas(db, i, j)
         timings["lookahead"] = time.perf_counter() - t0
-        fits["lookahead_max_abs_pa_minus_win"] = worst
-        fits["local_alpha_quantiles"] = {
-            f"{q:g}": float(np.quantile(alpha_local, q)) for q in (0.1, 0.25, 0.5, 0.75, 0.9)
-        }
+        quantiles = {f"{q:g}": float(np.quantile(alpha_local, q)) for q in (0.1, 0.25, 0.5, 0.75, 0.9)}
         _stage(bar, f"lookahead: {timings['lookahead']:.1f} s, max |P_a - win| = {worst:.2g}")
         for ap in ("linear", "numerical"):
             models += [(cube.jump_local(a, ap), True) for a in sorted({0.1, best_alpha[ap]})]
 
     bar.total = bar.n + len(models)
     bar.refresh()
-    rows: list[dict[str, Any]] = [{"model": "exact (oracle)", "scores": score(oracle_decisions(ref), ref)}]
+    rows = [ModelScores("exact (oracle)", score(oracle_decisions(ref), ref))]
     for strategy, needs_local in models:
         t0 = time.perf_counter()
         dec = strategy_decisions(strategy, win, alpha_local if needs_local else None)
-        rows.append({"model": strategy.name, "scores": score(dec, ref)})
+        rows.append(ModelScores(strategy.name, score(dec, ref)))
         timings[strategy.name] = time.perf_counter() - t0
         _stage(bar, f"{strategy.name}: {timings[strategy.name]:.1f} s")
     bar.close()
 
     total = time.perf_counter() - t_start
-    return {
-        "benchmark": "cube-bearoff",
-        "settings": {
-            "positions": int(len(i)),
-            "all_positions": (SIDE - 1) ** 2,
-            "sample": sample,
-            "seed": seed if sample is not None else None,
-            "error_tolerance": TOL,
-            "cost_thresholds": list(THRESHOLDS),
-            "take_window": "|DT - 1| <= 0.5",
-            "probabilities": "exact cubeless win chance from the two-sided database, no gammons",
-            "local_volatility": "std over the 441 exact two-roll win chances" if local else None,
-            "jump_distribution": "double-exponential",
-            "fit_criterion": "min of mean cost double + redouble + take (all positions)" if fit else None,
-        },
-        "fits": fits,
-        "models": rows,
-        "timings_s": timings,
-        "runtime_s": total,
-    }
+    settings = CubeBearoffSettings(
+        positions=int(len(i)),
+        all_positions=(SIDE - 1) ** 2,
+        sample=sample,
+        seed=seed if sample is not None else None,
+        error_tolerance=TOL,
+        cost_thresholds=list(THRESHOLDS),
+        take_window="|DT - 1| <= 0.5",
+        probabilities="exact cubeless win chance from the two-sided database, no gammons",
+        local_volatility="std over the 441 exact two-roll win chances" if local else None,
+        jump_distribution="double-exponential",
+        fit_criterion="min of mean cost double + redouble + take (all positions)" if fit else None,
+    )
+    fits = Fits(janowski_fit, alpha_fits, worst, quantiles)
+    return CubeBearoffResult(settings=settings, fits=fits, models=rows, timings_s=timings, runtime_s=total)
 
 
 # --- output ----------------------------------------------------------------------------------
@@ -477,34 +626,34 @@ def _mp(x: float) -> str:
     return f"{1000.0 * x:.3f}"
 
 
-def markdown_table(result: dict[str, Any]) -> str:
+def markdown_table(result: CubeBearoffResult) -> str:
     """The results as a markdown table (error rate and mean cost per decision, millipoints)."""
-    st = result["settings"]
+    st = result.settings
     cols = (("double", "double"), ("redouble", "redouble"), ("take", "take, all"), ("take_doubled", "take, doubled"))
     head = ["model"]
     for _, label in cols:
         head += [f"{label}: errors", f"{label}: cost"]
     lines = [
-        f"Cube actions against exact play on {st['positions']:,} two-sided bearoff positions"
-        + (f" (seeded sample, seed {st['seed']})" if st["sample"] is not None else " (all, both sides on)")
+        f"Cube actions against exact play on {st.positions:,} two-sided bearoff positions"
+        + (f" (seeded sample, seed {st.seed})" if st.sample is not None else " (all, both sides on)")
         + ". Errors: share of decisions costing more than 1e-9; cost: mean equity lost per decision "
         "in millipoints (1/1000 of the current cube).",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ]
-    for row in result["models"]:
-        s = row["scores"]
-        cells = [row["model"]]
+    for row in result.models:
+        kinds = row.scores.kinds()
+        cells = [row.model]
         for key, _ in cols:
-            cells += [_pct(s[key]["error_rate"]), _mp(s[key]["mean_cost"])]
+            cells += [_pct(kinds[key].error_rate), _mp(kinds[key].mean_cost)]
         lines.append("| " + " | ".join(cells) + " |")
-    n_dbl = result["models"][0]["scores"]["take_doubled"]["positions"]
+    n_dbl = result.models[0].scores.take_doubled.positions
     lines += [
         "",
         f'"take, doubled": the {n_dbl:,} positions where a centred double is exactly correct.',
     ]
-    tg = [r for r in result["models"] if r["scores"]["double"]["too_good"] or r["scores"]["redouble"]["too_good"]]
+    tg = [r for r in result.models if r.scores.double.too_good or r.scores.redouble.too_good]
     if tg:
         lines += [
             "",
@@ -517,52 +666,29 @@ def markdown_table(result: dict[str, Any]) -> str:
             "|---|---|---|---|---|---|",
         ]
         for r in tg:
-            s = r["scores"]
+            s = r.scores
             lines.append(
-                f"| {r['model']} | {s['double']['too_good']:,} / {s['redouble']['too_good']:,} | "
-                f"{_pct(s['double_cash']['error_rate'])} | {_mp(s['double_cash']['mean_cost'])} | "
-                f"{_pct(s['redouble_cash']['error_rate'])} | {_mp(s['redouble_cash']['mean_cost'])} |"
+                f"| {r.model} | {s.double.too_good:,} / {s.redouble.too_good:,} | "
+                f"{_pct(s.double_cash.error_rate)} | {_mp(s.double_cash.mean_cost)} | "
+                f"{_pct(s.redouble_cash.error_rate)} | {_mp(s.redouble_cash.mean_cost)} |"
             )
         lines.append("")
-    fits = result.get("fits", {})
-    if "janowski_x" in fits:
-        alphas = ", ".join(f"{ap} {fits[f'jump_alpha_{ap}']['best']:g}" for ap in cube.APPROXIMATIONS)
-        lines.append(f"Best fits (in sample): Janowski x = {fits['janowski_x']['best']:g}; jump alpha: {alphas}.")
-    if "local_alpha_quantiles" in fits:
-        q = fits["local_alpha_quantiles"]
+    fits = result.fits
+    if fits.janowski_x is not None and fits.jump_alpha is not None:
+        alphas = ", ".join(f"{ap} {fits.jump_alpha[ap].best:g}" for ap in cube.APPROXIMATIONS)
+        lines.append(f"Best fits (in sample): Janowski x = {fits.janowski_x.best:g}; jump alpha: {alphas}.")
+    if fits.local_alpha_quantiles is not None:
+        q = fits.local_alpha_quantiles
         lines.append(
             f"Local alpha (exact 441-roll lookahead) quartiles: {q['0.25']:.3f} / {q['0.5']:.3f} / {q['0.75']:.3f}."
         )
     return "\n".join(lines) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text.encode("utf-8"))
-
-
-def write_results(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+def write_results(result: CubeBearoffResult, out_dir: Path) -> tuple[Path, Path]:
     """Write ``cube_bearoff.json`` and ``cube_bearoff.md`` atomically; returns their paths."""
     js = out_dir / "cube_bearoff.json"
     md = out_dir / "cube_bearoff.md"
-    _write_atomic(js, json.dumps(result, indent=1) + "\n")
-    _write_atomic(md, markdown_table(result))
+    write_atomic(js, (json.dumps(result.to_json(), indent=1) + "\n").encode("utf-8"))
+    write_atomic(md, markdown_table(result).encode("utf-8"))
     return js, md
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.cube_bearoff --out DIR [--sample N]``: run and write the results into DIR."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    p.add_argument("--sample", type=int, default=None, help="seeded sample size (default: all)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    p.add_argument("--out", type=Path, required=True, help="folder for the result files (e.g. results/benchmarks)")
-    p.add_argument("--no-fit", action="store_true", help="skip the alpha / x search")
-    args = p.parse_args(argv)
-    result = bench_cube_bearoff(args.sample, args.seed, fit=not args.no_fit, progress=True)
-    paths = write_results(result, args.out)
-    print(markdown_table(result))
-    print(f"runtime {result['runtime_s']:.0f} s; wrote {paths[0]} and {paths[1]}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -26,7 +26,6 @@ import random
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -39,6 +38,7 @@ import numpy as np
 
 from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.position import Position
+from nets.weights import write_atomic
 from players.processes import stop_process
 
 MIX = (("/api/evaluate", 45), ("/api/hint", 35), ("/api/cube", 15), ("/health", 5))
@@ -282,15 +282,6 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
-        f.write(text)
-    os.chmod(f.name, 0o644)  # a temporary file is private; the result is not
-    os.replace(f.name, path)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the comparison, print the JSON report, and write it (with a Markdown table) under ``--out``."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -303,8 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = compare(args.clients, args.seconds, args.warmup, args.seed)
     print(json.dumps(report, indent=2))
     if args.out is not None:
-        write_atomically(args.out / "load_test.json", json.dumps(report, indent=2) + "\n")
-        write_atomically(args.out / "load_test.md", markdown(report))
+        write_atomic(args.out / "load_test.json", (json.dumps(report, indent=2) + "\n").encode("utf-8"))
+        write_atomic(args.out / "load_test.md", markdown(report).encode("utf-8"))
     return 0
 
 

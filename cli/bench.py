@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from benchmarks.speed import bench_eval, bench_movegen
 from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
@@ -13,7 +14,8 @@ examples:
   jumpgammon bench movegen --games 200
   jumpgammon bench eval --repeats 3
   jumpgammon bench moves --plies 1
-  jumpgammon bench arena --games 2000"""
+  jumpgammon bench arena --games 2000
+  jumpgammon bench cube-bearoff --out results/benchmarks"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,6 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int_range(1, 851_929),
         default=None,
         help="cube-bearoff: seeded sample of two-sided positions (default: all 851,929)",
+    )
+    p.add_argument("--seed", type=int_range(0), default=None, help="cube-bearoff: the sample's seed (default 20240601)")
+    p.add_argument("--no-fit", action="store_true", help="cube-bearoff: skip the search for the best alpha and x")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="cube-bearoff: also write cube_bearoff.json and cube_bearoff.md into DIR (e.g. results/benchmarks)",
     )
     add_json_argument(p)
     p.set_defaults(func=run)
@@ -105,11 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {key}: mean |equity error| {r.equity_mae:.4f} over {r.positions} ({phases})")
         return 0
     if args.what == "cube-bearoff":
-        from benchmarks import cube_bearoff
-
-        result = cube_bearoff.bench_cube_bearoff(sample=args.sample, progress=True)
-        print(json.dumps(result) if args.json else cube_bearoff.markdown_table(result))
-        return 0
+        return _cube_bearoff(args)
     if args.what == "eval":
         speed = bench_eval(args.games, args.repeats, args.device, args.weights)
         if args.json:
@@ -153,6 +160,24 @@ def _moves(args: argparse.Namespace) -> int:
         f"decisions from gnubg's games; the net plays at {args.plies}-ply"
     )
     print(markdown_table(result))
+    return 0
+
+
+def _cube_bearoff(args: argparse.Namespace) -> int:
+    """``bench cube-bearoff``: cube models against exact play in the bearoff database, written to --out; returns 0."""
+    from benchmarks import cube_bearoff
+
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {str(args.out)!r} is not a folder")
+    seed = cube_bearoff.DEFAULT_SEED if args.seed is None else args.seed
+    result = cube_bearoff.bench_cube_bearoff(sample=args.sample, seed=seed, fit=not args.no_fit, progress=True)
+    paths = cube_bearoff.write_results(result, args.out) if args.out is not None else None
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0
+    print(cube_bearoff.markdown_table(result))
+    if paths is not None:
+        print(f"runtime {result.runtime_s:.0f} s; wrote {paths[0]} and {paths[1]}")
     return 0
 
 

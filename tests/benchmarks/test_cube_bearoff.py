@@ -47,17 +47,17 @@ def test_positions_cover_both_sides_on(db: TwoSidedDatabase) -> None:
 def test_oracle_has_no_errors(sample: tuple[np.ndarray, np.ndarray, cb.ExactReference]) -> None:
     _, _, ref = sample
     scores = cb.score(cb.oracle_decisions(ref), ref)
-    for figures in scores.values():
-        assert figures["errors"] == 0 and figures["mean_cost"] == 0.0
+    for figures in scores.kinds().values():
+        assert figures.errors == 0 and figures.mean_cost == 0.0
 
 
 def test_strategy_costs_are_non_negative(sample: tuple[np.ndarray, np.ndarray, cb.ExactReference]) -> None:
     _, _, ref = sample
     for strategy in (cube.dead(), cube.live(), cube.janowski(0.68), cube.jump(0.1, "linear")):
         scores = cb.score(cb.strategy_decisions(strategy, ref.win), ref)
-        for figures in scores.values():
-            assert figures["mean_cost"] >= 0.0 and figures["max_cost"] >= 0.0
-            assert 0.0 <= figures["error_rate"] <= 1.0
+        for figures in scores.kinds().values():
+            assert figures.mean_cost >= 0.0 and figures.max_cost >= 0.0
+            assert 0.0 <= figures.error_rate <= 1.0
 
 
 def test_bad_strategies_cost_equity(sample: tuple[np.ndarray, np.ndarray, cb.ExactReference]) -> None:
@@ -65,13 +65,13 @@ def test_bad_strategies_cost_equity(sample: tuple[np.ndarray, np.ndarray, cb.Exa
     n = len(ref.win)
     always = cb.Decisions(np.ones(n, bool), np.ones(n, bool), np.zeros(n, bool))  # double, never take
     s = cb.score(always, ref)
-    assert s["double"]["mean_cost"] > 0 and s["double"]["wrong_doubles"] > 0
-    assert s["double"]["missed_doubles"] == 0
-    assert s["take"]["mean_cost"] > 0 and s["take"]["wrong_passes"] > 0 and s["take"]["wrong_takes"] == 0
+    assert s.double.mean_cost > 0 and s.double.wrong_doubles > 0
+    assert s.double.missed_doubles == 0
+    assert s.take.mean_cost > 0 and s.take.wrong_passes > 0 and s.take.wrong_takes == 0
     never = cb.Decisions(np.zeros(n, bool), np.zeros(n, bool), np.ones(n, bool))  # never double, always take
     s = cb.score(never, ref)
-    assert s["redouble"]["mean_cost"] > 0 and s["redouble"]["missed_doubles"] > 0
-    assert s["take_doubled"]["wrong_takes"] > 0
+    assert s.redouble.mean_cost > 0 and s.redouble.missed_doubles > 0
+    assert s.take_doubled.wrong_takes > 0
 
 
 def test_cost_of_one_decision_by_hand(db: TwoSidedDatabase) -> None:
@@ -82,8 +82,8 @@ def test_cost_of_one_decision_by_hand(db: TwoSidedDatabase) -> None:
     assert ref.double_take[0] == pytest.approx(1.0)
     no = cb.Decisions(np.zeros(1, bool), np.zeros(1, bool), np.zeros(1, bool))
     s = cb.score(no, ref)
-    assert s["double"]["mean_cost"] == pytest.approx(0.5)
-    assert s["take"]["errors"] == 0  # a tie: passing is as good as taking
+    assert s.double.mean_cost == pytest.approx(0.5)
+    assert s.take.errors == 0  # a tie: passing is as good as taking
 
 
 def test_lookahead_6_point_against_ace(db: TwoSidedDatabase) -> None:
@@ -124,9 +124,9 @@ def test_lookahead_matches_the_evaluator(db: TwoSidedDatabase) -> None:
 
 def test_small_run_writes_results(tmp_path: Path) -> None:
     result = cb.bench_cube_bearoff(sample=200, seed=SEED, fit=False)
-    names = [row["model"] for row in result["models"]]
+    names = [row.model for row in result.models]
     assert names[0] == "exact (oracle)" and "jump_local(0.1, numerical)" in names
-    assert result["settings"]["positions"] == 200
+    assert result.settings.positions == 200
     js, md = cb.write_results(result, tmp_path)
     assert json.loads(js.read_text())["models"][0]["scores"]["double"]["errors"] == 0
     table = md.read_text()
@@ -137,7 +137,36 @@ def test_small_run_writes_results(tmp_path: Path) -> None:
 def test_cli_dispatches(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from cli.main import main
 
-    fake = {"benchmark": "cube-bearoff", "models": []}
-    monkeypatch.setattr(cb, "bench_cube_bearoff", lambda **kw: fake)
+    fake = cb.bench_cube_bearoff(sample=20, seed=SEED, fit=False, local=False)
+    seen: dict[str, object] = {}
+
+    def run(**kw: object) -> cb.CubeBearoffResult:
+        seen.update(kw)
+        return fake
+
+    monkeypatch.setattr(cb, "bench_cube_bearoff", run)
     assert main(["bench", "cube-bearoff", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == fake
+    assert json.loads(capsys.readouterr().out) == fake.to_json()
+    assert seen["sample"] is None and seen["seed"] == cb.DEFAULT_SEED and seen["fit"] is True
+
+
+def test_cli_writes_the_result_files(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``bench cube-bearoff --out DIR``: the result files as :func:`write_results` writes them, the table printed."""
+    from cli.main import main
+
+    fake = cb.bench_cube_bearoff(sample=20, seed=SEED, fit=False, local=False)
+    seen: dict[str, object] = {}
+
+    def run(**kw: object) -> cb.CubeBearoffResult:
+        seen.update(kw)
+        return fake
+
+    monkeypatch.setattr(cb, "bench_cube_bearoff", run)
+    argv = ["bench", "cube-bearoff", "--sample", "20", "--seed", str(SEED), "--no-fit", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    assert seen == {"sample": 20, "seed": SEED, "fit": False, "progress": True}
+    assert json.loads((tmp_path / "cube_bearoff.json").read_text()) == json.loads(json.dumps(fake.to_json()))
+    assert (tmp_path / "cube_bearoff.md").read_text() == cb.markdown_table(fake)
+    assert cb.markdown_table(fake) in capsys.readouterr().out
