@@ -29,6 +29,7 @@ import numpy as np
 from arena.games import BlockResult
 from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
+from nets.weights import write_atomic
 from players.specs import checker_identity
 
 Block = BlockResult | MatchBlockResult
@@ -123,9 +124,7 @@ def start(path: Path, cfg: Any, kept: Sequence[Block]) -> None:
     """Rewrite ``path`` with the header and the ``kept`` blocks (dropping a cut-short last line)."""
     text = json.dumps({"tournament": describe(cfg)}) + "\n"
     text += "".join(json.dumps(block_to_json(b)) + "\n" for b in kept)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_atomic(path, text.encode())
 
 
 def append(path: Path, block: Block) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from cli.common import add_json_argument, existing_file, int_range
 from cli.tournament import even_games
 from engine.errors import JumpgammonError
 from nets.evaluator import TRAINING_PREFIX, load_evaluator
-from nets.weights import decode_weights, write_atomic
+from nets.weights import decode_weights, weights_digest, write_atomic
 from training.checkpoint import promote
 from weights import DEFAULT_WEIGHTS
 
@@ -83,7 +82,7 @@ def replace_shipped(candidate: Path, shipped: Path, archive: Path) -> Path:
     Returns the archived copy's path.
     """
     old = shipped.read_bytes()
-    kept = archive / f"shipped-{hashlib.sha256(old).hexdigest()[:12]}.jgw"
+    kept = archive / f"shipped-{weights_digest(shipped).removeprefix('sha256:')}.jgw"
     if not kept.exists():
         archive.mkdir(parents=True, exist_ok=True)
         write_atomic(kept, old)

@@ -23,7 +23,10 @@ from enum import StrEnum
 
 from cube.errors import CubeInputError, check_cube_life
 
-__all__ = ["NET_CLASSES", "CubeEfficiency", "PositionClass", "effective_cube_life"]
+__all__ = ["DEFAULT_CUBE_LIFE", "NET_CLASSES", "CubeEfficiency", "PositionClass", "effective_cube_life"]
+
+#: gnubg's cube life in contact (and crashed) positions: the Janowski x used wherever no other is given.
+DEFAULT_CUBE_LIFE = 0.68
 
 #: Below this gap between the live and the dead money equity the effective x is not solved for.
 EFFECTIVE_X_MIN_GAP = 1e-4
@@ -90,8 +93,8 @@ NET_CLASSES = (PositionClass.CONTACT, PositionClass.CRASHED, PositionClass.RACE)
 class CubeEfficiency:
     """gnubg's cube-efficiency settings (its defaults); :meth:`x` gives the index for a position."""
 
-    contact: float = 0.68
-    crashed: float = 0.68
+    contact: float = DEFAULT_CUBE_LIFE
+    crashed: float = DEFAULT_CUBE_LIFE
     bearoff_one_sided: float = 0.6
     #: Match play only: the cap of the effective x of two-sided bearoffs.
     bearoff_two_sided: float = 0.6

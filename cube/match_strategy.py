@@ -23,6 +23,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.errors import CubeInputError, FloatArray, as_float_array, check_cube_life
 from cube.gamestate import _check_probabilities
 from cube.match import MatchCube, cubeful_mwc, game_result_mwc, mwc_to_equity
@@ -141,7 +142,7 @@ class _MwcModel:
 class GnubgMatchCube(_MwcModel):
     """gnubg's match cube: cubeful MWC ``(1 - x) cubeless + x live`` with one cube efficiency ``x``."""
 
-    def __init__(self, met: MatchEquityTable, x: float = 0.68) -> None:
+    def __init__(self, met: MatchEquityTable, x: float = DEFAULT_CUBE_LIFE) -> None:
         self.met = met
         self.x = float(check_cube_life(x, "x"))
         self.name = f"gnubg-match(x={self.x:g})"

@@ -21,7 +21,11 @@ from numpy.typing import ArrayLike
 
 from cube.errors import CubeInputError, FloatArray, check_choice, check_probability
 
-__all__ = ["ROLLS", "local_volatility", "two_roll_weights"]
+__all__ = ["DEFAULT_REMOTE_ALPHA", "ROLLS", "local_volatility", "two_roll_weights"]
+
+#: The remote (constant) jump volatility E|J| assumed where no better one is given: the jump-local
+#: strategies' volatility for the turns after this one, and the constant-volatility jump player's.
+DEFAULT_REMOTE_ALPHA = 0.10
 
 #: The 21 distinct rolls in the order assumed by :func:`two_roll_weights`: (1,1), (1,2),
 #: ..., (1,6), (2,2), ..., (6,6) (first die <= second die).

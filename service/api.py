@@ -25,11 +25,13 @@ from pydantic import BaseModel, Field
 
 import cube as cube_models
 from arena.rollout import RolloutConfig, RolloutStart, run_rollouts
+from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.match import MatchCube, cube_decision, cubeless_mwc
 from cube.match_jump import jump_cube_decision
 from cube.match_strategy import LINEAR_ALPHA
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from cube.states import CubeState
+from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.batch import parse_id_pair
 from engine.errors import JumpgammonError
 from engine.match import MatchState
@@ -52,8 +54,8 @@ from service.batching import NetBatcher
 BARE = MatchState(on_roll=1, turn=1)
 MAX_ID_LENGTH = 200
 #: Janowski's cube life and the jump model's volatility of the fixed-parameter models of ``/api/cube``.
-JANOWSKI_X = 0.68
-JUMP_ALPHA = 0.10
+JANOWSKI_X = DEFAULT_CUBE_LIFE
+JUMP_ALPHA = DEFAULT_REMOTE_ALPHA
 DEFAULT_MAX_ROLLOUT_TRIALS = 1296
 
 

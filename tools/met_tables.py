@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 
 from cube.met import load_gnubg_xml  # noqa: E402
+from nets.weights import write_atomic  # noqa: E402
 
 # (our name, XML file, JSON file, copyright line, who made the numbers and how)
 TABLES = (
@@ -85,11 +85,7 @@ def main(met_dir: str = "/usr/share/gnubg/met") -> None:
             "pre_crawford": table.pre_crawford.tolist(),
             "post_crawford": table.post_crawford.tolist(),
         }
-        fd, tmp = tempfile.mkstemp(dir=out_dir, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(_dumps(data))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out_dir / json_name)
+        write_atomic(out_dir / json_name, _dumps(data).encode("utf-8"))
         print(f"wrote {out_dir / json_name} ({table.length} points)", file=sys.stderr)
 
 

@@ -13,16 +13,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from arena.rollout import RolloutConfig, RolloutStart
 from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
 from engine.match import MatchState
-from nets.weights import weights_digest
+from nets.weights import weights_digest, write_atomic
 from weights import DEFAULT_WEIGHTS
 
 FIXTURE = Path("tests/fixtures/gnubg_rollout_cube.json")
@@ -122,12 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary,
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=f".{args.out.name}.")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(record, handle, indent=1)
-        handle.write("\n")
-    os.replace(tmp, args.out)
+    write_atomic(args.out, (json.dumps(record, indent=1) + "\n").encode())
     print(json.dumps({k: v for k, v in summary.items() if k != "disagreements"}))
     return 0
 

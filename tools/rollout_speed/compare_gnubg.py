@@ -22,13 +22,12 @@ import platform
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from engine.match import MatchState
-from nets.weights import weights_digest
+from nets.weights import weights_digest, write_atomic
 from weights import DEFAULT_WEIGHTS
 
 GNUBG = "/usr/games/gnubg"
@@ -132,12 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "speed_ratio_per_core": round(g_total[len(g_total) // 2] / j_total[len(j_total) // 2], 3),
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=f".{args.out.name}.")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(record, handle, indent=1)
-        handle.write("\n")
-    os.replace(tmp, args.out)
+    write_atomic(args.out, (json.dumps(record, indent=1) + "\n").encode())
     print(json.dumps({k: record[k] for k in ("median_cpu_seconds", "speed_ratio_per_core")}))
     return 0
 
