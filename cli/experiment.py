@@ -135,12 +135,12 @@ def run(args: argparse.Namespace) -> int:
             weights=args.weights,
         )
         if args.json:
-            print(json.dumps(ladder))
+            print(json.dumps(ladder.to_json()))
             return 0
-        for row in ladder["rows"]:
-            measured = f"{row['ppg']:+.3f} ppg, SE {row['se']:.3f}" if row.get("se") is not None else "nothing played"
-            note = f"  ({row['skipped']})" if "skipped" in row else ""
-            print(f"{row['name']:<24} {measured:<26} {row['games']:>7,} games{note}")
+        for row in ladder.rows:
+            measured = f"{row.ppg:+.3f} ppg, SE {row.se:.3f}" if row.se is not None and row.ppg is not None else ""
+            note = f"  ({row.skipped})" if row.skipped is not None else ""
+            print(f"{row.name:<24} {measured or 'nothing played':<26} {row.games:>7,} games{note}")
         print(_where(args, folder))
         return 0
     if args.name == "remote":
@@ -244,9 +244,9 @@ def _run_local(args: argparse.Namespace, folder: Path, settings: SweepSettings) 
     """Experiment 4; prints each comparison so far; returns 0."""
     result = run_local(folder, settings, progress=not args.json, play=not args.report, weights=args.weights)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
-    for p in result["points"]:
-        print(f"{p['label']:<36} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
-    print(f"{result['games_total']:,} games; {_where(args, folder)}")
+    for p in result.points:
+        print(f"{p.label:<36} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games")
+    print(f"{result.games_total:,} games; {_where(args, folder)}")
     return 0

@@ -17,9 +17,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.tournament import BLOCK_PAIRS, pair_points_of, pair_statistics, run_tournament
@@ -95,7 +95,85 @@ def _config(rung: Rung, games: int, seed: int) -> TournamentConfig:
     )
 
 
-def _held(rung: Rung, path: Path, seed: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Held:
+    """Games of a row with A's points per game and its SE over mirrored pairs (None when nothing was played)."""
+
+    games: int = 0
+    ppg: float | None = None
+    se: float | None = None
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One row of the ladder as reported: who played whom, the command that plays it, and what it measured.
+
+    ``skipped`` says why a row was not played; ``games_per_second`` is there for a row played this time.
+    """
+
+    name: str
+    a: tuple[str, str]
+    b: tuple[str, str]
+    cubeful: bool
+    target_games: int
+    command: str
+    held: Held
+    skipped: str | None = None
+    games_per_second: float | None = None
+
+    @property
+    def games(self) -> int:
+        """Games measured."""
+        return self.held.games
+
+    @property
+    def ppg(self) -> float | None:
+        """A's points per game, None when nothing was played."""
+        return self.held.ppg
+
+    @property
+    def se(self) -> float | None:
+        """The SE of ``ppg`` over mirrored pairs, None below two pairs."""
+        return self.held.se
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as result.json holds it."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "a": list(self.a),
+            "b": list(self.b),
+            "cubeful": self.cubeful,
+            "target_games": self.target_games,
+            "command": self.command,
+        }
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        out.update(games=self.games, ppg=self.ppg, se=self.se)
+        if self.games_per_second is not None:
+            out["games_per_second"] = self.games_per_second
+        return out
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """The strength ladder: every row, in ladder order, played with ``seed``; the net's cube is ``net_cube``."""
+
+    experiment: ClassVar[str] = "ladder"
+    seed: int
+    net_cube: str
+    rows: list[LadderRow]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ladder as result.json and ``experiment ladder --json`` hold it."""
+        return {
+            "experiment": self.experiment,
+            "seed": self.seed,
+            "net_cube": self.net_cube,
+            "rows": [r.to_json() for r in self.rows],
+        }
+
+
+def _held(rung: Rung, path: Path, seed: int) -> Held:
     """What the row's ledger holds from pair 0 onwards, from A's view, without building any player."""
     cfg = _config(rung, 2, seed)
     held = ledger.load(path, cfg, option="ledger", remedy=LEDGER_REMEDY) if path.exists() else []
@@ -107,9 +185,15 @@ def _held(rung: Rung, path: Path, seed: int) -> dict[str, Any]:
         run.append(block)
     pp = pair_points_of(run)
     if len(pp) == 0:
-        return {"games": 0, "ppg": None, "se": None}
+        return Held()
     ppg, se, _ = pair_statistics(pp)
-    return {"games": 2 * len(pp), "ppg": ppg, "se": se}
+    return Held(2 * len(pp), ppg, se)
+
+
+def _committed_rows(out: Path) -> dict[str, Held]:
+    """What the folder's result.json says of each row, by row name (empty without one)."""
+    rows = (committed_result(out) or {}).get("rows", [])
+    return {r.get("name"): Held(r.get("games", 0), r.get("ppg"), r.get("se")) for r in rows}
 
 
 def run_ladder(
@@ -122,7 +206,7 @@ def run_ladder(
     play: bool = True,
     progress: bool = True,
     weights: Path | None = None,
-) -> dict[str, Any]:
+) -> LadderResult:
     """Play the rows named in ``only`` (all by default) to their game targets, resuming their ledgers.
 
     The net plays from ``weights`` (default the shipped net); a folder or ledger of another net is refused.
@@ -137,66 +221,68 @@ def run_ladder(
         claim_folder(out, weights)
     else:
         check_folder(out, weights)
-    committed = {r.get("name"): r for r in (committed_result(out) or {}).get("rows", [])} if not play else {}
+    committed = _committed_rows(out) if not play else {}
     gnubg_installed = importlib.util.find_spec("gnubg") is not None
     rows = []
     chosen = {r.name for r in select_rungs(only)}
     for rung in _rungs(weights):
         path = out / f"{rung.name}.ledger.jsonl"
         target = games_deep if rung.deep else games
-        row: dict[str, Any] = {
-            "name": rung.name,
-            "a": [rung.a.spec, rung.a.cube],
-            "b": [rung.b.spec, rung.b.cube],
-            "cubeful": rung.cubeful,
-            "target_games": target,
-            "command": (
+        row = LadderRow(
+            name=rung.name,
+            a=(rung.a.spec, rung.a.cube),
+            b=(rung.b.spec, rung.b.cube),
+            cubeful=rung.cubeful,
+            target_games=target,
+            command=(
                 f"jumpgammon tournament --a {rung.a.spec} --a-cube {rung.a.cube} --b {rung.b.spec} "
                 f"--b-cube {rung.b.cube} --games {target} --seed {seed}"
                 + (" --cubeful" if rung.cubeful else "")
                 + (f" --block-pairs {DEEP_BLOCK_PAIRS}" if rung.deep else "")
                 + f" --checkpoint {path}"
             ),
-        }
+            held=Held(),
+        )
         if not play and not path.exists() and rung.name in committed:
-            row.update({k: committed[rung.name][k] for k in ("games", "ppg", "se") if k in committed[rung.name]})
+            row = replace(row, held=committed[rung.name])
         elif not (play and rung.name in chosen):
-            row.update(_held(rung, path, seed))  # a row not played this time reports its ledger
+            row = replace(row, held=_held(rung, path, seed))  # a row not played this time reports its ledger
         elif rung.needs_gnubg and not gnubg_installed:
-            row.update(skipped="the gnubg package is not installed (pip install -e '.[gnubg]')")
-            row.update(_held(rung, path, seed))
+            skipped = "the gnubg package is not installed (pip install -e '.[gnubg]')"
+            row = replace(row, skipped=skipped, held=_held(rung, path, seed))
         else:
             if progress:
                 print(f"ladder: {rung.name} to {target:,} games", file=sys.stderr, flush=True)
             played, _ = run_tournament(_config(rung, target, seed), workers=workers, progress=progress, checkpoint=path)
-            row.update(games=played.games, ppg=played.ppg, se=played.se, games_per_second=played.games_per_second)
+            held = Held(played.games, played.ppg, played.se)
+            row = replace(row, held=held, games_per_second=played.games_per_second)
         rows.append(row)
-    if not play and not any(row.get("games") for row in rows):
+    if not play and not any(row.games for row in rows):
         raise nothing_played(out)
-    result = {"experiment": "ladder", "seed": seed, "net_cube": NET_CUBE, "rows": rows}
+    result = LadderResult(seed=seed, net_cube=NET_CUBE, rows=rows)
     if play:
-        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
         plot_ladder(result, out / "plot.png")
     return result
 
 
-def plot_ladder(result: dict[str, Any], path: Path) -> bool:
+def plot_ladder(result: LadderResult, path: Path) -> bool:
     """Horizontal bars of each measured row's ppg with 95% intervals to ``path``; False without matplotlib."""
     plt = pyplot()
     if plt is None:
         return False
-    rows = [r for r in result["rows"] if r.get("ppg") is not None]
+    rows = [r for r in result.rows if r.ppg is not None]
     if not rows:
         return False
     fig, ax = plt.subplots(figsize=(8.5, 0.45 * len(rows) + 1.2))
     ys = list(range(len(rows)))[::-1]
-    ppg = [r["ppg"] for r in rows]
-    err = [1.96 * (r["se"] or 0.0) for r in rows]
-    colors = ["C1" if r["cubeful"] else "C0" for r in rows]
+    ppg = [r.ppg or 0.0 for r in rows]
+    err = [1.96 * (r.se or 0.0) for r in rows]
+    colors = ["C1" if r.cubeful else "C0" for r in rows]
     ax.barh(ys, ppg, xerr=err, color=colors, capsize=3)
-    ax.set_yticks(ys, [f"{r['name']} ({r['games']:,})" for r in rows], fontsize=8)
+    ax.set_yticks(ys, [f"{r.name} ({r.games:,})" for r in rows], fontsize=8)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel("points per game of the first-named player, 95% interval (orange: cubeful)")
-    ax.set_title(f"strength ladder, seed {result['seed']}")
+    ax.set_title(f"strength ladder, seed {result.seed}")
     save_png(plt, fig, path)
     return True

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
@@ -29,6 +29,60 @@ LOCAL = "jump-local"
 # its fitted optimum, alpha = 9.0% (95% interval 8.0% to 9.7%).
 BEST_CONSTANT = "jump:0.09:numerical"
 OPPONENTS = ("janowski:0.7", BEST_CONSTANT)
+
+
+@dataclass(frozen=True)
+class LocalPoint:
+    """One comparison: jump-local (A) against ``b_cube``, A's ppg with its SE and 95% interval, and the doubles."""
+
+    label: str
+    a_cube: str
+    b_cube: str
+    ppg: float
+    se: float
+    games: int
+    doubles_a: int
+    doubles_b: int
+    ci95: tuple[float, float]
+
+    @classmethod
+    def of(cls, r: PointResult) -> LocalPoint:
+        """The comparison of a played sweep point."""
+        ci95 = (r.ppg - 1.96 * r.se, r.ppg + 1.96 * r.se)
+        return cls(r.label, r.a_cube, r.b_cube, r.ppg, r.se, r.games, r.doubles_a, r.doubles_b, ci95)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LocalPoint:
+        """The comparison as result.json holds it."""
+        return cls(**{**d, "ci95": tuple(d["ci95"])})
+
+    def to_json(self) -> dict[str, Any]:
+        """The comparison as result.json holds it."""
+        return {**asdict(self), "ci95": list(self.ci95)}
+
+
+@dataclass(frozen=True)
+class LocalResult:
+    """Experiment 4: ``player`` (jump-local) against each opponent; ``complete`` when every SE met its target."""
+
+    experiment: ClassVar[str] = "local"
+    player: str
+    checker_play: str
+    seed: int
+    se_target: float
+    complete: bool
+    games_total: int
+    points: list[LocalPoint]
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LocalResult:
+        """The result a finished run wrote to result.json."""
+        fields = {k: v for k, v in d.items() if k != "experiment"}
+        return cls(**{**fields, "points": [LocalPoint.from_json(p) for p in d["points"]]})
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as result.json and ``experiment local --json`` hold it."""
+        return {"experiment": self.experiment, **asdict(self), "points": [p.to_json() for p in self.points]}
 
 
 def ledger_path(folder: Path, player: str, opponent: str) -> Path:
@@ -44,7 +98,7 @@ def run_local(
     play: bool = True,
     player: str = LOCAL,
     weights: Path | None = None,
-) -> dict[str, Any]:
+) -> LocalResult:
     """Play ``player`` (jump-local) against each opponent to the SE target; writes, returns result.json (its view).
 
     ``weights`` is the checker play's net (default shipped), and the folder belongs to it. With
@@ -60,7 +114,7 @@ def run_local(
         committed = committed_result(folder)
         if committed is None:
             raise nothing_played(folder)
-        return committed
+        return LocalResult.from_json(committed)
     compare = replace(settings, compare_cube=True)
 
     def log(line: str) -> None:
@@ -68,24 +122,19 @@ def run_local(
             print(line, file=sys.stderr)
 
     results = play_points(points, compare, progress=progress, log=log, play=play)
-    result = {
-        "experiment": "local",
-        "player": player,
-        "checker_play": compare.checker,
-        "seed": compare.seed,
-        "se_target": compare.se_target,
-        "complete": all(r.se <= compare.se_target for r in results),
-        "games_total": sum(r.games for r in results),
-        "points": [_point_json(r) for r in results],
-    }
+    result = LocalResult(
+        player=player,
+        checker_play=compare.checker,
+        seed=compare.seed,
+        se_target=compare.se_target,
+        complete=all(r.se <= compare.se_target for r in results),
+        games_total=sum(r.games for r in results),
+        points=[LocalPoint.of(r) for r in results],
+    )
     if play:
-        write_atomic(folder / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        write_atomic(folder / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
         _plot(results, folder / "plot.png")
     return result
-
-
-def _point_json(r: PointResult) -> dict[str, Any]:
-    return {**r.to_json(), "ci95": [r.ppg - 1.96 * r.se, r.ppg + 1.96 * r.se]}
 
 
 def _plot(results: list[PointResult], path: Path) -> None:

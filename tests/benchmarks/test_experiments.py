@@ -6,14 +6,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from benchmarks.experiments.fit import fit_optimum
-from benchmarks.experiments.ladder import run_ladder, select_rungs
-from benchmarks.experiments.local import ledger_path, run_local
+from benchmarks.experiments.ladder import LadderResult, LadderRow, run_ladder, select_rungs
+from benchmarks.experiments.local import LocalResult, ledger_path, run_local
 from benchmarks.experiments.provenance import claim_folder
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
 
@@ -84,13 +83,14 @@ def test_experiment_4_plays_both_comparisons_over_the_same_blocks(tmp_path: Path
     settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
     player, opponents = "jump:0.15:linear", ("janowski:0.7", "jump:0.08:linear")
     result = run_local(tmp_path, settings, opponents, progress=False, player=player)
-    assert [p["b_cube"] for p in result["points"]] == list(opponents)
-    assert all(p["games"] == GAMES_PER_BLOCK and p["a_cube"] == player for p in result["points"])
-    assert json.loads((tmp_path / "result.json").read_text()) == result
+    assert [p.b_cube for p in result.points] == list(opponents)
+    assert all(p.games == GAMES_PER_BLOCK and p.a_cube == player for p in result.points)
+    written = json.loads((tmp_path / "result.json").read_text())
+    assert written == result.to_json() and LocalResult.from_json(written) == result
     header = json.loads(ledger_path(tmp_path, player, opponents[0]).read_text().splitlines()[0])
     assert header["tournament"]["compare_cube"] is True  # the tournament's ledger stays valid
     again = run_local(tmp_path, settings, opponents, progress=False, play=False, player=player)
-    assert again["points"] == result["points"]
+    assert again.points == result.points
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -161,17 +161,19 @@ def test_a_self_play_batch_is_the_same_games_whenever_played() -> None:
 
 
 def test_ladder_rows_resume_and_report_from_their_ledgers(tmp_path: Path) -> None:
-    def row(result: dict[str, Any], name: str) -> dict[str, Any]:
-        (found,) = [r for r in result["rows"] if r["name"] == name]
+    def row(result: LadderResult, name: str) -> LadderRow:
+        (found,) = [r for r in result.rows if r.name == name]
         return found
 
     played = run_ladder(tmp_path, seed=5, games=8, games_deep=2, only=("net@0-pubeval",), progress=False)
     first = row(played, "net@0-pubeval")
-    assert first["games"] == 8 and first["se"] is not None and first["se"] > 0
-    assert len(played["rows"]) == len(select_rungs())  # rows not played are reported too
-    assert all(r["games"] == 0 and r["ppg"] is None for r in played["rows"] if r["name"] != "net@0-pubeval")
+    assert first.games == 8 and first.se is not None and first.se > 0
+    assert len(played.rows) == len(select_rungs())  # rows not played are reported too
+    assert all(r.games == 0 and r.ppg is None for r in played.rows if r.name != "net@0-pubeval")
     reported = run_ladder(tmp_path, seed=5, games=8, games_deep=2, play=False)
-    assert row(reported, "net@0-pubeval")["ppg"] == first["ppg"] and row(reported, "net@0-pubeval")["games"] == 8
+    assert row(reported, "net@0-pubeval").ppg == first.ppg and row(reported, "net@0-pubeval").games == 8
+    written = json.loads((tmp_path / "result.json").read_text())
+    assert written == json.loads(json.dumps(played.to_json())) and "games_per_second" in written["rows"][0]
 
 
 TD_NET = Path(__file__).resolve().parents[2] / "results" / "nets" / "td_v1.jgw"
@@ -183,8 +185,9 @@ def test_the_committed_ladder_reprints_with_the_net_that_played_it(tmp_path: Pat
     for ledger_file in LADDER.glob("*.ledger.jsonl"):
         (tmp_path / ledger_file.name).write_bytes(ledger_file.read_bytes())
     reported = run_ladder(tmp_path, seed=1, games=20_000, games_deep=1_024, play=False, weights=TD_NET)
-    (deep,) = [r for r in reported["rows"] if r["name"] == "net@2-gnubg0"]
-    assert deep["games"] == 1_024 and deep["ppg"] > 2 * deep["se"] > 0  # the README: +0.100, SE 0.040
+    (deep,) = [r for r in reported.rows if r.name == "net@2-gnubg0"]
+    assert deep.ppg is not None and deep.se is not None
+    assert deep.games == 1_024 and deep.ppg > 2 * deep.se > 0  # the README: +0.100, SE 0.040
     other = tmp_path / "other.jgw"
     data = bytearray(TD_NET.read_bytes())
     data[-1] ^= 1  # another net, one bit away
