@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from cli.common import add_evaluation_arguments, add_met_argument
 from cube.met import met_by_name
 from engine import board_text, parse_id_pair
 from nets import load_evaluator
-from nets.analysis import analyse, format_moves
+from nets.analysis import CubeReport, EvalReport, MatchModelAdvice, MoneyModelAdvice, analyse, format_moves
 
 EPILOG = """\
 examples:
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     ev = load_evaluator(args.weights)
     result = analyse(ev, position, match, args.plies, met)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
     print(board_text(position, match))
     print()
@@ -53,67 +52,69 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pct(mwc: float) -> str:
-    return f"{100 * mwc:.2f}%"
+def _pct(mwc: float | None) -> str:
+    return f"{100 * (0.0 if mwc is None else mwc):.2f}%"
 
 
-def _action(cube: dict[str, Any], model: dict[str, Any]) -> str:
+def _eq(value: float | None) -> str:
+    return f"{0.0 if value is None else value:+.3f}"
+
+
+def _action(cube: CubeReport, model: MoneyModelAdvice | MatchModelAdvice) -> str:
     """``  ->  Action`` after a model's equities, or nothing when no cube action can be taken now (a note says why)."""
-    return "" if "note" in cube else f"  ->  {model['action']}"
+    return "" if cube.note is not None else f"  ->  {model.action}"
 
 
-def format_analysis(r: dict[str, Any]) -> str:
+def format_analysis(r: EvalReport) -> str:
     """Human-readable report of :func:`nets.analysis.analyse`."""
-    p = r["probabilities"]
-    v = r["jump_volatility"]
+    p = r.probabilities
+    v = r.jump_volatility
     lines = [
-        f"{r['plies']}-ply evaluation for the side on roll:",
+        f"{r.plies}-ply evaluation for the side on roll:",
         "        Win     W(g)    W(bg)   L(g)    L(bg)",
-        f"        {p['win']:.3f}   {p['win_gammon']:.3f}   {p['win_backgammon']:.3f}   "
-        f"{p['lose_gammon']:.3f}   {p['lose_backgammon']:.3f}",
-        f"Cubeless equity: {r['cubeless_equity']:+.3f}",
-        f"Local jump volatility (441 rolls): P_a {v['p_average']:.3f}  sigma_J {v['sigma']:.4f}  "
-        f"E|jump| {v['mean_abs_jump']:.4f}  "
-        f"(equity: sigma {v['equity_sigma']:.4f}, E|jump| {v['equity_mean_abs_jump']:.4f})",
+        f"        {p.win:.3f}   {p.win_gammon:.3f}   {p.win_backgammon:.3f}   "
+        f"{p.lose_gammon:.3f}   {p.lose_backgammon:.3f}",
+        f"Cubeless equity: {r.cubeless_equity:+.3f}",
+        f"Local jump volatility (441 rolls): P_a {v.p_average:.3f}  sigma_J {v.sigma:.4f}  "
+        f"E|jump| {v.mean_abs_jump:.4f}  "
+        f"(equity: sigma {v.equity_sigma:.4f}, E|jump| {v.equity_mean_abs_jump:.4f})",
     ]
-    cube = r.get("cube", {})
-    if "match" in r:
-        m = r["match"]
-        crawford = ", Crawford game" if m["crawford"] else ""
+    cube = r.cube
+    if r.match is not None:
+        m = r.match
+        crawford = ", Crawford game" if m.crawford else ""
         lines.append(
-            f"Match to {m['length']}: {m['score'][0]}-{m['score'][1]} ({m['away']}-away against "
-            f"{m['opp_away']}-away{crawford}), cube {m['cube']}, table {m['met']}"
+            f"Match to {m.length}: {m.score[0]}-{m.score[1]} ({m.away}-away against "
+            f"{m.opp_away}-away{crawford}), cube {m.cube}, table {m.met}"
         )
-        lines.append(
-            f"Cubeless MWC: {100 * r['cubeless_mwc']:.2f}%  (normalised equity {r['cubeless_normalised_equity']:+.3f})"
-        )
-        lines.append(f"Cube ({cube['state']}): MWC, normalised equity in brackets")
-        for d in cube.get("models", {}).values():
-            mwc, eq = d["mwc"], d["equity"]
-            parts = [f"no double {_pct(mwc['no_double'])} ({eq['no_double']:+.3f})"]
-            if mwc["double_take"] is not None:
-                parts.append(f"double/take {_pct(mwc['double_take'])} ({eq['double_take']:+.3f})")
-                parts.append(f"double/pass {_pct(mwc['double_pass'])} ({eq['double_pass']:+.3f})")
-            lines.append(f"  {d['label']}: cubeful MWC {_pct(d['cubeful_mwc'])}")
+        lines.append(f"Cubeless MWC: {_pct(r.cubeless_mwc)}  (normalised equity {_eq(r.cubeless_normalised_equity)})")
+        lines.append(f"Cube ({cube.state}): MWC, normalised equity in brackets")
+        for d in (cube.match_models or {}).values():
+            mwc, eq = d.mwc, d.equity
+            parts = [f"no double {_pct(mwc.no_double)} ({_eq(eq.no_double)})"]
+            if mwc.double_take is not None:
+                parts.append(f"double/take {_pct(mwc.double_take)} ({_eq(eq.double_take)})")
+                parts.append(f"double/pass {_pct(mwc.double_pass)} ({_eq(eq.double_pass)})")
+            lines.append(f"  {d.label}: cubeful MWC {_pct(d.cubeful_mwc)}")
             lines.append(f"      {', '.join(parts)}{_action(cube, d)}")
-        if "note" in cube:
-            lines.append(f"  {cube['note']}")
-    elif "models" in cube:
-        rules = f"Jacoby rule {'on' if cube['jacoby'] else 'off'}, beavers {'on' if cube['beavers'] else 'off'}"
-        lines.append(f"Money game, cube {cube['state']}, {rules}; equities per unit of the cube:")
-        for d in cube["models"].values():
-            if d["double_take"] is None:
-                lines.append(f"  {d['label']}: no double {d['no_double']:+.3f}{_action(cube, d)}")
+        if cube.note is not None:
+            lines.append(f"  {cube.note}")
+    elif cube.money_models is not None:
+        rules = f"Jacoby rule {'on' if cube.jacoby else 'off'}, beavers {'on' if cube.beavers else 'off'}"
+        lines.append(f"Money game, cube {cube.state}, {rules}; equities per unit of the cube:")
+        for a in cube.money_models.values():
+            if a.double_take is None:
+                lines.append(f"  {a.label}: no double {a.no_double:+.3f}{_action(cube, a)}")
                 continue
             lines.append(
-                f"  {d['label']}: no double {d['no_double']:+.3f}, double/take {d['double_take']:+.3f}, "
-                f"double/pass {d['double_pass']:+.3f}{_action(cube, d)}"
+                f"  {a.label}: no double {a.no_double:+.3f}, double/take {a.double_take:+.3f}, "
+                f"double/pass {_eq(a.double_pass)}{_action(cube, a)}"
             )
-        if "note" in cube:
-            lines.append(f"  {cube['note']}")
-    elif cube:
-        lines.append(f"Cube ({cube['state']}): {cube['note']}")
-    if "moves" in r:
+        if cube.note is not None:
+            lines.append(f"  {cube.note}")
+    else:
+        lines.append(f"Cube ({cube.state}): {cube.note}")
+    if r.moves is not None:
         lines.append("")
-        lines.append(format_moves(r["moves"]))
+        lines.append(format_moves(r.moves))
     return "\n".join(lines)

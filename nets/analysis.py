@@ -6,6 +6,7 @@ owned by the side on roll, or by the opponent).
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,10 +23,10 @@ from engine.match import MatchState
 from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice
-from nets.evaluator import Evaluator
+from nets.evaluator import Evaluator, Probabilities
 from nets.lookahead import evaluate_plies, rank_moves
 from nets.mlp import OUTPUTS, cubeless_equity
-from nets.volatility import jump_volatility, two_roll_outcomes
+from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 
 # A typical remote volatility for the jump model.
 REMOTE_ALPHA = 0.10
@@ -70,43 +71,136 @@ def match_cube_label(d: MatchCubeDecision, cube: MatchCube) -> str:
     return f"{first}, {d.response}" + (" (optional)" if d.optional else "")
 
 
-def _rounded(values: Any) -> dict[str, float | None]:
-    return {k: (None if np.isnan(v) else round(float(v), 6)) for k, v in vars(values).items()}
+def _round(v: float | None) -> float | None:
+    """``v`` to 6 decimals (None stays None)."""
+    return None if v is None else round(v, 6)
 
 
-def _advice_json(a: CubeAdvice) -> dict[str, Any]:
-    """gnubg's model's decision keyed as in ``--json`` (money: points per unit cube; match: also MWC)."""
-    d: dict[str, Any] = {
-        "label": a.label,
-        "position_class": str(a.life.position_class),
-        "action": str(a.action),
-    }
-    if a.mwc is None:
-        d.update(
-            no_double=round(a.no_double, 6),
-            double_take=None if a.double_take is None else round(a.double_take, 6),
-            double_pass=None if a.double_pass is None else round(a.double_pass, 6),
-            equity=round(a.equity, 6),
+def _round_nan(v: float) -> float | None:
+    """``v`` to 6 decimals, None for nan."""
+    return None if np.isnan(v) else round(float(v), 6)
+
+
+@dataclass(frozen=True)
+class CubeOutcomes:
+    """A match cube decision's three outcomes and the best of them, in one unit (MWC or normalised equity).
+
+    None where the side on roll cannot double.
+    """
+
+    no_double: float | None
+    double_take: float | None
+    double_pass: float | None
+    optimal: float | None
+
+
+@dataclass(frozen=True)
+class MoneyModelAdvice:
+    """One cube model's money decision: equities per unit of the cube (None where the side on roll cannot double).
+
+    ``position_class`` is the class gnubg's model took its cube life from (None for other models).
+    """
+
+    label: str
+    action: str
+    no_double: float
+    double_take: float | None
+    double_pass: float | None
+    equity: float
+    position_class: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The model's entry in ``eval --json``."""
+        out: dict[str, Any] = {"label": self.label}
+        if self.position_class is not None:
+            out["position_class"] = self.position_class
+        out.update(
+            action=self.action,
+            no_double=self.no_double,
+            double_take=self.double_take,
+            double_pass=self.double_pass,
+            equity=self.equity,
         )
-        return d
-    assert a.cubeful_mwc is not None
-    names = ("no_double", "double_take", "double_pass")
-    d["optional"] = str(a.action).startswith("Optional")
-    d["cubeful_mwc"] = round(a.cubeful_mwc, 6)
-    d["mwc"] = {k: (None if v is None else round(v, 6)) for k, v in zip(names, a.mwc, strict=True)}
-    d["mwc"]["optimal"] = round(a.cubeful_mwc, 6)
-    eqs = (a.no_double, a.double_take, a.double_pass)
-    d["equity"] = {k: (None if v is None else round(v, 6)) for k, v in zip(names, eqs, strict=True)}
-    d["equity"]["optimal"] = round(a.equity, 6)
-    return d
+        return out
 
 
-def match_cube_json(
+@dataclass(frozen=True)
+class MatchModelAdvice:
+    """One cube model's decision at a match score: the outcomes as MWC and as normalised equity.
+
+    ``position_class`` is the class gnubg's model took its cube life from (None for other models).
+    """
+
+    label: str
+    action: str
+    optional: bool
+    cubeful_mwc: float
+    mwc: CubeOutcomes
+    equity: CubeOutcomes
+    position_class: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The model's entry in ``eval --json``."""
+        out: dict[str, Any] = {"label": self.label}
+        if self.position_class is not None:
+            out["position_class"] = self.position_class
+        out.update(
+            action=self.action,
+            optional=self.optional,
+            cubeful_mwc=self.cubeful_mwc,
+            mwc=asdict(self.mwc),
+            equity=asdict(self.equity),
+        )
+        return out
+
+
+def _money_advice(a: CubeAdvice) -> MoneyModelAdvice:
+    """gnubg's model's money decision, rounded as ``--json`` prints it (points per unit cube)."""
+    return MoneyModelAdvice(
+        label=a.label,
+        action=str(a.action),
+        no_double=round(a.no_double, 6),
+        double_take=_round(a.double_take),
+        double_pass=_round(a.double_pass),
+        equity=round(a.equity, 6),
+        position_class=str(a.life.position_class),
+    )
+
+
+def _match_advice(a: CubeAdvice) -> MatchModelAdvice:
+    """gnubg's model's decision at a match score, rounded as ``--json`` prints it (MWC and normalised equity)."""
+    assert a.mwc is not None and a.cubeful_mwc is not None
+    no_double, double_take, double_pass = a.mwc
+    mwc = CubeOutcomes(_round(no_double), _round(double_take), _round(double_pass), round(a.cubeful_mwc, 6))
+    equity = CubeOutcomes(_round(a.no_double), _round(a.double_take), _round(a.double_pass), round(a.equity, 6))
+    return MatchModelAdvice(
+        label=a.label,
+        action=str(a.action),
+        optional=str(a.action).startswith("Optional"),
+        cubeful_mwc=round(a.cubeful_mwc, 6),
+        mwc=mwc,
+        equity=equity,
+        position_class=str(a.life.position_class),
+    )
+
+
+def _outcomes(values: Any) -> CubeOutcomes:
+    """Rounded :class:`CubeOutcomes` of a :class:`cube.match.CubeEquities` (nan: None)."""
+    return CubeOutcomes(
+        _round_nan(values.no_double),
+        _round_nan(values.double_take),
+        _round_nan(values.double_pass),
+        _round_nan(values.optimal),
+    )
+
+
+def match_cube_models(
     board: np.ndarray, probs: np.ndarray, met: MatchEquityTable, cube: MatchCube, local_alpha: float
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, MatchModelAdvice]:
     """The cube decision under gnubg's model (x by the position's class) and the jump model (constant and local).
 
     ``local_alpha``: the position's jump volatility for the linear approximation (already scaled).
+    Keyed by model: gnubg's, ``jump``, ``jump_local``.
     """
     jumps = {
         "jump": (f"jump(alpha={LINEAR_ALPHA})", jump_cube_decision(probs, met, cube, LINEAR_ALPHA)),
@@ -115,23 +209,108 @@ def match_cube_json(
             jump_cube_decision(probs, met, cube, LINEAR_ALPHA, local_alpha),
         ),
     }
-    out = {GNUBG_MODEL: _advice_json(match_cube_advice(board, probs, met, cube))}
+    out = {GNUBG_MODEL: _match_advice(match_cube_advice(board, probs, met, cube))}
     for name, (label, d) in jumps.items():
-        out[name] = {
-            "label": label,
-            "action": match_cube_label(d, cube),
-            "optional": d.optional,
-            "cubeful_mwc": round(d.mwc.optimal, 6),
-            "mwc": _rounded(d.mwc),
-            "equity": _rounded(d.equity),
-        }
+        out[name] = MatchModelAdvice(
+            label=label,
+            action=match_cube_label(d, cube),
+            optional=d.optional,
+            cubeful_mwc=round(d.mwc.optimal, 6),
+            mwc=_outcomes(d.mwc),
+            equity=_outcomes(d.equity),
+        )
     return out
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """The match of an evaluation: its length, the score (side on roll first), how far each side is from winning,
+    whether this is the Crawford game, the cube value and the match equity table's name."""
+
+    length: int
+    score: tuple[int, int]
+    away: int
+    opp_away: int
+    crawford: bool
+    cube: int
+    met: str
+
+
+@dataclass(frozen=True)
+class CubeReport:
+    """The cube decisions of an evaluation, side on roll's view, by model (money or match models, as played).
+
+    ``jacoby`` and ``beavers`` are the money rules (None at a match score); ``note`` says why no cube
+    action can be taken now (the dice are rolled, or the game is over: then there are no models).
+    """
+
+    state: CubeState
+    money_models: dict[str, MoneyModelAdvice] | None = None
+    match_models: dict[str, MatchModelAdvice] | None = None
+    jacoby: bool | None = None
+    beavers: bool | None = None
+    note: str | None = None
+
+    def models(self) -> dict[str, MoneyModelAdvice | MatchModelAdvice]:
+        """Every model's decision by model name (empty when the game is over)."""
+        return {**(self.money_models or {}), **(self.match_models or {})}
+
+    def to_json(self) -> dict[str, Any]:
+        """The cube's entry in ``eval --json``."""
+        out: dict[str, Any] = {"state": self.state}
+        if self.jacoby is not None:
+            out.update(jacoby=self.jacoby, beavers=self.beavers)
+        if self.money_models is not None or self.match_models is not None:
+            out["models"] = {name: m.to_json() for name, m in self.models().items()}
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """Everything ``eval`` reports of a position, side on roll's view (figures rounded to 6 decimals).
+
+    ``match``, ``cubeless_mwc`` and ``cubeless_normalised_equity`` are there at a match score only;
+    ``moves`` (as :func:`moves_json` or :func:`moves_mwc_json` give them) once the dice are rolled.
+    """
+
+    position_id: str
+    match_id: str
+    plies: int
+    probabilities: Probabilities
+    cubeless_equity: float
+    jump_volatility: JumpVolatility
+    cube: CubeReport
+    match: MatchInfo | None = None
+    cubeless_mwc: float | None = None
+    cubeless_normalised_equity: float | None = None
+    moves: list[dict[str, Any]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``eval --json`` prints it."""
+        out: dict[str, Any] = {
+            "position_id": self.position_id,
+            "match_id": self.match_id,
+            "plies": self.plies,
+            "probabilities": self.probabilities._asdict(),
+            "cubeless_equity": self.cubeless_equity,
+            "jump_volatility": self.jump_volatility.to_json(),
+        }
+        if self.match is not None:
+            out["match"] = {**asdict(self.match), "score": list(self.match.score)}
+            out["cubeless_mwc"] = self.cubeless_mwc
+            out["cubeless_normalised_equity"] = self.cubeless_normalised_equity
+        out["cube"] = self.cube.to_json()
+        if self.moves is not None:
+            out["moves"] = self.moves
+        return out
 
 
 def analyse(
     ev: Evaluator, position: Position, match: MatchState | None, plies: int, met: MatchEquityTable | None = None
-) -> dict[str, Any]:
-    """Everything ``eval`` reports, as a JSON-ready dict (side on roll's view); ``met`` for a match at a score.
+) -> EvalReport:
+    """Everything ``eval`` reports (side on roll's view); ``met`` for a match at a score.
 
     Without a match ID the position is a money game in gnubg's default state (cube centred at 1,
     Jacoby rule on), the state whose match ID ``eval`` prints.
@@ -145,68 +324,78 @@ def analyse(
     vol = jump_volatility(ev, position, outcomes)
     state = cube_state_of(match)
     jacoby = bool(match.jacoby) if match.match_length == 0 else False
-    result: dict[str, Any] = {
-        "position_id": position.id,
-        "match_id": match.id,
-        "plies": plies,
-        "probabilities": probabilities_json(probs),
-        "cubeless_equity": round(float(cubeless_equity(probs)), 6),
-        "jump_volatility": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in vol.to_json().items()},
-    }
+    rounded_vol = JumpVolatility(
+        p_average=round(vol.p_average, 6),
+        sigma=round(vol.sigma, 6),
+        mean_abs_jump=round(vol.mean_abs_jump, 6),
+        equity_average=round(vol.equity_average, 6),
+        equity_sigma=round(vol.equity_sigma, 6),
+        equity_mean_abs_jump=round(vol.equity_mean_abs_jump, 6),
+        n_pairs=vol.n_pairs,
+    )
     at_score = match.match_length > 0
+    match_info: MatchInfo | None = None
+    cubeless_at_score: float | None = None
+    normalised: float | None = None
     if at_score:
         if met is None:
             raise ValueError("a match at a score needs a match equity table")
         cube_now = match_cube_of(match, met)
         local_alpha = min(STATISTICAL_SCALE * vol.mean_abs_jump, float(np.nextafter(MAX_MATCH_VOLATILITY, 0.0)))
         cubeless = float(cubeless_mwc(probs, met, cube_now))
-        result["match"] = {
-            "length": match.match_length,
-            "score": [match.score[match.on_roll], match.score[1 - match.on_roll]],
-            "away": cube_now.score.away,
-            "opp_away": cube_now.score.opp_away,
-            "crawford": cube_now.score.crawford,
-            "cube": cube_now.value,
-            "met": met.name,
-        }
-        result["cubeless_mwc"] = round(cubeless, 6)
-        result["cubeless_normalised_equity"] = round(float(mwc_to_equity(cubeless, met, cube_now)), 6)
-        result["cube"] = {
-            "state": state,
-            "models": match_cube_json(position.array, probs, met, cube_now, local_alpha),
-        }
+        match_info = MatchInfo(
+            length=match.match_length,
+            score=(match.score[match.on_roll], match.score[1 - match.on_roll]),
+            away=cube_now.score.away,
+            opp_away=cube_now.score.opp_away,
+            crawford=cube_now.score.crawford,
+            cube=cube_now.value,
+            met=met.name,
+        )
+        cubeless_at_score = round(cubeless, 6)
+        normalised = round(float(mwc_to_equity(cubeless, met, cube_now)), 6)
+        report = CubeReport(state, match_models=match_cube_models(position.array, probs, met, cube_now, local_alpha))
     else:
         jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)"
         local = cube.jump_local(REMOTE_ALPHA, "numerical").decision(
             probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes[:, 0]
         )
         gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
-        result["cube"] = {
-            "state": state,
-            "jacoby": jacoby,
-            "beavers": MONEY_BEAVERS,
-            "models": {
-                GNUBG_MODEL: _advice_json(gnubg),
-                "jump_local": {
-                    "label": jump_label,
-                    "action": local.label,
-                    "no_double": round(local.no_double, 6),
-                    "double_take": round(local.double_take, 6),
-                    "double_pass": round(local.double_pass, 6),
-                    "equity": round(local.equity, 6),
-                },
-            },
+        models = {
+            GNUBG_MODEL: _money_advice(gnubg),
+            "jump_local": MoneyModelAdvice(
+                label=jump_label,
+                action=local.label,
+                no_double=round(local.no_double, 6),
+                double_take=round(local.double_take, 6),
+                double_pass=round(local.double_pass, 6),
+                equity=round(local.equity, 6),
+            ),
         }
+        report = CubeReport(state, money_models=models, jacoby=jacoby, beavers=MONEY_BEAVERS)
     if position.is_over():  # no cube decision at all: the figures above would be a finished game's
-        result["cube"] = {"state": state, "note": "no cube action: the game is over"}
+        report = CubeReport(state, note="no cube action: the game is over")
     elif match.dice[0]:  # the figures are the decision before this roll; none can be taken now
-        result["cube"]["note"] = "the dice are rolled: no cube action now (the figures are for before the roll)"
+        report = replace(report, note="the dice are rolled: no cube action now (the figures are for before the roll)")
+    moves = None
     if match.dice[0] and not position.is_over():
         if at_score and met is not None:
-            result["moves"] = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
+            moves = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
-            result["moves"] = moves_json(ev, position, match.dice, plies)
-    return result
+            moves = moves_json(ev, position, match.dice, plies)
+    return EvalReport(
+        position_id=position.id,
+        match_id=match.id,
+        plies=plies,
+        probabilities=Probabilities(*(round(float(v), 6) for v in probs)),
+        cubeless_equity=round(float(cubeless_equity(probs)), 6),
+        jump_volatility=rounded_vol,
+        cube=report,
+        match=match_info,
+        cubeless_mwc=cubeless_at_score,
+        cubeless_normalised_equity=normalised,
+        moves=moves,
+    )
 
 
 def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from cube.met import published_met
 from cube.states import CubeState
 from engine import Position
 from engine.match import MatchState
-from nets.analysis import analyse
+from nets.analysis import MatchModelAdvice, MoneyModelAdvice, analyse
 from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice, position_classes
 from nets.evaluator import Evaluator, load_evaluator
 
@@ -110,13 +110,14 @@ BEAROFFS = [c for c in CASES if c["gnubg_class"] == "bearoff2"]
 def test_in_two_sided_bearoffs_evals_own_figures_are_gnubgs(case: dict[str, Any], evaluator: Evaluator) -> None:
     """Both engines' probabilities are exact there, so ``eval``'s whole path must give gnubg's figures."""
     result = analyse(evaluator, Position.from_id(case["position_id"]), match_state(case), 0, published_met())
-    d = result["cube"]["models"]["gnubg"]
-    assert d["action"] == gnubg_text(case)
-    if case["length"] == 0:
-        mine = [d["equity"], d["no_double"], d["double_take"], d["double_pass"]]
+    d = result.cube.models()["gnubg"]
+    assert d.action == gnubg_text(case)
+    if isinstance(d, MoneyModelAdvice):
+        assert case["length"] == 0
+        mine = [d.equity, d.no_double, d.double_take, d.double_pass]
     else:
-        e = d["equity"]
-        mine = [e["optimal"], e["no_double"], e["double_take"], e["double_pass"]]
+        e = d.equity
+        mine = [e.optimal, e.no_double, e.double_take, e.double_pass]
     for m, g in zip(mine, case["equities"], strict=True):
         if m is not None:
             assert m == pytest.approx(g, abs=TOLERANCE)
@@ -135,14 +136,13 @@ def test_eval_gives_gnubgs_answer_in_bearoffs(
     ids: str, nd: float, dt: float, action: str, label: str, evaluator: Evaluator
 ) -> None:
     position, match = Position.from_id(ids.split(":")[0]), MatchState.from_id(ids.split(":")[1])
-    d = analyse(evaluator, position, match, 0, published_met())["cube"]["models"]["gnubg"]
+    d = analyse(evaluator, position, match, 0, published_met()).cube.models()["gnubg"]
+    assert isinstance(d, MoneyModelAdvice if match.match_length == 0 else MatchModelAdvice)
     got = (
-        (d["no_double"], d["double_take"])
-        if match.match_length == 0
-        else (d["equity"]["no_double"], d["equity"]["double_take"])
+        (d.no_double, d.double_take) if isinstance(d, MoneyModelAdvice) else (d.equity.no_double, d.equity.double_take)
     )
     assert got == (pytest.approx(nd, abs=1e-3), pytest.approx(dt, abs=1e-3))
-    assert d["action"] == action and d["label"].startswith(label)
+    assert d.action == action and d.label.startswith(label)
 
 
 def test_a_race_uses_the_rollers_pips() -> None:
@@ -156,6 +156,6 @@ def test_a_bare_id_is_evaluated_as_the_match_id_it_prints(evaluator: Evaluator) 
     """No match ID: gnubg's default money state (Jacoby on), whose ID ``eval`` prints, gives the same figures."""
     position = Position.from_id("4HPwATDgc/ABMA")
     bare = analyse(evaluator, position, None, 0)
-    assert bare["match_id"] == "cAkAAAAAAAAA" and bare["cube"]["jacoby"] is True
-    printed = analyse(evaluator, position, MatchState.from_id(bare["match_id"]), 0)
-    assert bare["cube"] == printed["cube"]
+    assert bare.match_id == "cAkAAAAAAAAA" and bare.cube.jacoby is True
+    printed = analyse(evaluator, position, MatchState.from_id(bare.match_id), 0)
+    assert bare.cube == printed.cube
