@@ -51,7 +51,6 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -629,8 +628,8 @@ def load_or_build(
     build: Callable[[bool], tuple[np.ndarray, np.ndarray]],
     progress: bool,
     rebuild: bool,
-) -> dict[str, Any]:
-    """Arrays of a database: read from ``path`` when valid, else built, saved and returned."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two arrays of a database, in ``expected``'s order: read from ``path`` when valid, else built and saved."""
     data, why = (None, "rebuild asked for") if rebuild else read_npz(path, expected, version)
     if data is None:
         if path.exists():
@@ -642,7 +641,8 @@ def load_or_build(
             _report(name, time.perf_counter() - t0)
         data = dict(zip(expected, built, strict=True))
         save_npz(path, {"version": np.array(version), **data})
-    return data
+    first, second = (data[name] for name in expected)
+    return first, second
 
 
 def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedDatabase:
@@ -650,7 +650,7 @@ def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedData
     global _ONE
     if _ONE is None or rebuild:
         shape = (N_ONE_SIDED, N_BINS)
-        data = load_or_build(
+        off_all, off_first = load_or_build(
             "one-sided",
             one_sided_path(),
             {"off_all": (shape, "f8"), "off_first": (shape, "f8")},
@@ -659,7 +659,7 @@ def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedData
             progress,
             rebuild,
         )
-        _ONE = OneSidedDatabase(data["off_all"], data["off_first"])
+        _ONE = OneSidedDatabase(off_all, off_first)
     return _ONE
 
 
@@ -668,7 +668,7 @@ def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedData
     global _TWO
     if _TWO is None or rebuild:
         n = N_TWO_SIDED_SIDE
-        data = load_or_build(
+        win, no_double = load_or_build(
             "two-sided",
             two_sided_path(),
             {"win": ((n, n), "f8"), "no_double": ((3, n, n), "f8")},
@@ -677,5 +677,5 @@ def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedData
             progress,
             rebuild,
         )
-        _TWO = TwoSidedDatabase(data["win"], data["no_double"])
+        _TWO = TwoSidedDatabase(win, no_double)
     return _TWO
