@@ -176,17 +176,17 @@ def run(args: argparse.Namespace) -> int:
         weights=args.weights,
     )
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
-    for curve in result["curves"]:
-        opt = curve["optimum"]
+    for curve in result.curves:
+        opt = curve.optimum
         print(
-            f"{curve['name']}: best {curve['parameter']} {opt['best']:.3f}, 95% interval "
-            f"[{opt['ci95'][0]:.3f}, {opt['ci95'][1]:.3f}] (paper {curve['paper_best']})"
+            f"{curve.name}: best {curve.parameter} {opt.best:.3f}, 95% interval "
+            f"[{opt.ci95[0]:.3f}, {opt.ci95[1]:.3f}] (paper {curve.paper_best})"
         )
-        for p in curve["points"]:
-            print(f"  {p['label']:<28} {p['ppg'] * 1000:+7.1f} mppg  SE {p['se'] * 1000:5.1f}  {p['games']:>8,} games")
-    print(f"{result['games_total']:,} games; {_where(args, folder)}")
+        for p in curve.points:
+            print(f"  {p.label:<28} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games")
+    print(f"{result.games_total:,} games; {_where(args, folder)}")
     return 0
 
 
@@ -211,31 +211,28 @@ def _run_volnet(args: argparse.Namespace, folder: Path) -> int:
         weights=args.weights,
     )
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
         return 0
-    data = result["data"]
-    print(f"{data['positions']:,} positions ({data['train_rows']:,} training, {data['test_rows']:,} test)")
-    for part, r in result["test"].items():
-        net, flat = r["net"], r["constant_train_mean"]
-        if net["rows"]:
+    data = result.data
+    print(f"{data.positions:,} positions ({data.train_rows:,} training, {data.test_rows:,} test)")
+    for part, r in result.test.items():
+        net, flat = r.net, r.constant_train_mean
+        if net.rows:
             print(
-                f"  {part:<8} {net['rows']:>6,} test positions: MAE {net['mae']:.4f} RMSE {net['rmse']:.4f} "
-                f"corr {net['correlation']:.3f} (a constant: MAE {flat['mae']:.4f})"
+                f"  {part:<8} {net.rows:>6,} test positions: MAE {net.mae:.4f} RMSE {net.rmse:.4f} "
+                f"corr {net.correlation:.3f} (a constant: MAE {flat.mae:.4f})"
             )
-    for state, d in result["cube_decisions_where_gate_open"].items():
+    for state, d in result.cube_decisions_where_gate_open.items():
+        print(f"  {state} cube: gate open for {d.open:,}, same decision {d.same_share:.3f} +- {d.same_share_se:.3f}")
+    speed = result.speed
+    if speed is not None:
         print(
-            f"  {state} cube: gate open for {d['open']:,}, "
-            f"same decision {d['same_share']:.3f} +- {d['same_share_se']:.3f}"
+            f"  lookahead {1000 * speed.lookahead_seconds_per_position:.1f} ms, net "
+            f"{1e6 * speed.net_seconds_per_position:.1f} us per position: {speed.speedup:,.0f} times faster"
         )
-    speed = result["speed"]
-    if speed:
-        print(
-            f"  lookahead {1000 * speed['lookahead_seconds_per_position']:.1f} ms, net "
-            f"{1e6 * speed['net_seconds_per_position']:.1f} us per position: {speed['speedup']:,.0f} times faster"
-        )
-    h2h = result["head_to_head"]
-    if h2h.get("games"):
-        print(f"  jump-net against jump-local: {h2h['ppg']:+.4f} ppg, SE {h2h['se']:.4f}, {h2h['games']:,} games")
+    h2h = result.head_to_head
+    if h2h.games and h2h.ppg is not None and h2h.se is not None:
+        print(f"  jump-net against jump-local: {h2h.ppg:+.4f} ppg, SE {h2h.se:.4f}, {h2h.games:,} games")
     print(_where(args, folder))
     return 0
 

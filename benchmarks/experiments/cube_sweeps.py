@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.experiments.fit import fit_optimum
+from benchmarks.experiments.fit import Optimum, fit_optimum
 from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, identical_point, play_points
@@ -47,6 +47,55 @@ class Curve:
     parameter: str
     values: tuple[float, ...]
     spec: Callable[[float], str]
+
+
+@dataclass(frozen=True)
+class CurveResult:
+    """One family's points (A's view against the reference), one per swept ``values`` entry, and its fitted optimum."""
+
+    name: str
+    parameter: str
+    paper_best: float | None
+    values: tuple[float, ...]
+    points: list[PointResult]
+    optimum: Optimum
+
+    def to_json(self) -> dict[str, Any]:
+        """The curve as result.json holds it (each point with its parameter ``value``)."""
+        return {
+            "name": self.name,
+            "parameter": self.parameter,
+            "paper_best": self.paper_best,
+            "points": [dict(p.to_json(), value=v) for p, v in zip(self.points, self.values, strict=True)],
+            "optimum": self.optimum.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A sweep (``janowski`` or ``jump``) against ``opponent``; ``complete`` when a run played every point to target."""
+
+    experiment: str
+    opponent: str
+    checker_play: str
+    seed: int
+    se_target: float
+    complete: bool
+    games_total: int
+    curves: list[CurveResult]
+
+    def to_json(self) -> dict[str, Any]:
+        """The sweep as result.json and ``experiment janowski|jump --json`` hold it."""
+        return {
+            "experiment": self.experiment,
+            "opponent": self.opponent,
+            "checker_play": self.checker_play,
+            "seed": self.seed,
+            "se_target": self.se_target,
+            "complete": self.complete,
+            "games_total": self.games_total,
+            "curves": [c.to_json() for c in self.curves],
+        }
 
 
 def curves(experiment: str, only: tuple[str, ...] = ()) -> list[Curve]:
@@ -77,7 +126,7 @@ def run_sweep(
     play: bool = True,
     only: tuple[str, ...] = (),
     weights: Path | None = None,
-) -> dict[str, Any]:
+) -> SweepResult:
     """Play every point of ``experiment`` to the SE target, fit each curve, write result.json, pairs.npz, plot.png.
 
     ``weights`` is the checker play's net (default shipped; ``settings.checker`` plays it), and
@@ -129,46 +178,41 @@ def run_sweep(
     finished = bool((committed_result(out) or {}).get("complete")) if from_result and not to_report else False
     complete = play or finished
     fitted = committed_optima(out, degree) if from_result else {}
-    families: list[tuple[Curve, list[PointResult], dict[str, Any]]] = []
+    families: list[CurveResult] = []
     for curve, row in plan:
         points = [played[p] if isinstance(p, PointSpec) else identical_point(p, REFERENCE) for p in row]
         reprinted = all(p in from_result for p in row if isinstance(p, PointSpec)) and curve.name in fitted
         optimum = (
             fitted[curve.name]  # a finished run's fit of these very points, at this degree
             if reprinted
-            else fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed).to_json()
+            else fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed)
         )
-        families.append((curve, points, optimum))
-    result = {
-        "experiment": experiment,
-        "opponent": REFERENCE,
-        "checker_play": settings.checker,
-        "seed": settings.seed,
-        "se_target": settings.se_target,
-        "complete": complete,
-        "games_total": sum(p.games for _, pts, _ in families for p in pts),
-        "curves": [
-            {
-                "name": curve.name,
-                "parameter": curve.parameter,
-                "paper_best": PAPER.get(curve.name),
-                "points": [dict(p.to_json(), value=v) for p, v in zip(points, curve.values, strict=True)],
-                "optimum": optimum,
-            }
-            for curve, points, optimum in families
-        ],
-    }
+        families.append(CurveResult(curve.name, curve.parameter, PAPER.get(curve.name), curve.values, points, optimum))
+    result = SweepResult(
+        experiment=experiment,
+        opponent=REFERENCE,
+        checker_play=settings.checker,
+        seed=settings.seed,
+        se_target=settings.se_target,
+        complete=complete,
+        games_total=sum(p.games for c in families for p in c.points),
+        curves=families,
+    )
     if play:
-        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
-        save_pair_points(out / "pairs.npz", [p for _, pts, _ in families for p in pts])
+        write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
+        save_pair_points(out / "pairs.npz", [p for c in families for p in c.points])
         plot_sweep(result, out / "plot.png")
     return result
 
 
-def committed_optima(out: Path, degree: int) -> dict[str, dict[str, Any]]:
+def committed_optima(out: Path, degree: int) -> dict[str, Optimum]:
     """The fitted optimum of each curve in ``out``'s result.json, by curve name, where it was fitted at ``degree``."""
     result = committed_result(out) or {}
-    return {c["name"]: c["optimum"] for c in result.get("curves", []) if c["optimum"].get("degree") == degree}
+    return {
+        c["name"]: Optimum.from_json(c["optimum"])
+        for c in result.get("curves", [])
+        if c["optimum"].get("degree") == degree
+    }
 
 
 def committed_points(out: Path) -> dict[str, PointResult]:
@@ -212,32 +256,30 @@ def save_pair_points(path: Path, points: list[PointResult]) -> None:
     write_atomic(path, buffer.getvalue())
 
 
-def plot_sweep(result: dict[str, Any], path: Path) -> bool:
+def plot_sweep(result: SweepResult, path: Path) -> bool:
     """Draw each curve's points with 1-SE bars, its fit and optimum to ``path``; False without matplotlib."""
     plt = pyplot()
     if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for k, curve in enumerate(result["curves"]):
+    for k, curve in enumerate(result.curves):
         color = f"C{k}"
-        xs = np.array([p["value"] for p in curve["points"]])
-        ys = np.array([p["ppg"] for p in curve["points"]]) * 1000
-        es = np.array([p["se"] for p in curve["points"]]) * 1000
-        ax.errorbar(xs, ys, yerr=es, fmt="o", color=color, capsize=3, label=f"{curve['name']} (SE bars)")
+        xs = np.array(curve.values)
+        ys = np.array([p.ppg for p in curve.points]) * 1000
+        es = np.array([p.se for p in curve.points]) * 1000
+        ax.errorbar(xs, ys, yerr=es, fmt="o", color=color, capsize=3, label=f"{curve.name} (SE bars)")
         grid = np.linspace(xs.min(), xs.max(), 200)
-        opt: dict[str, Any] = curve["optimum"]
-        ax.plot(grid, np.polyval(opt["coefficients"], grid) * 1000, "-", color=color, alpha=0.7)
-        low, high = opt["ci95"]
+        opt = curve.optimum
+        ax.plot(grid, np.polyval(opt.coefficients, grid) * 1000, "-", color=color, alpha=0.7)
+        low, high = opt.ci95
         ax.axvspan(low, high, color=color, alpha=0.12)
-        ax.axvline(opt["best"], color=color, lw=1, label=f"best {opt['best']:.3f} [{low:.3f}, {high:.3f}]")
-        if curve["paper_best"] is not None:
-            ax.axvline(curve["paper_best"], color=color, lw=1, ls=":", label=f"paper {curve['paper_best']:g}")
+        ax.axvline(opt.best, color=color, lw=1, label=f"best {opt.best:.3f} [{low:.3f}, {high:.3f}]")
+        if curve.paper_best is not None:
+            ax.axvline(curve.paper_best, color=color, lw=1, ls=":", label=f"paper {curve.paper_best:g}")
     ax.axhline(0, color="grey", lw=0.5)
-    ax.set_xlabel(result["curves"][0]["parameter"])
-    ax.set_ylabel(f"milli-points per game against {result['opponent']}")
-    ax.set_title(
-        f"{result['experiment']} sweep, {result['checker_play']} checker play, {result['games_total']:,} games"
-    )
+    ax.set_xlabel(result.curves[0].parameter)
+    ax.set_ylabel(f"milli-points per game against {result.opponent}")
+    ax.set_title(f"{result.experiment} sweep, {result.checker_play} checker play, {result.games_total:,} games")
     ax.legend(fontsize=7)
     save_png(plt, fig, path)
     return True

@@ -35,6 +35,23 @@ class Optimum:
     chi2: float  # goodness of fit over the played points (their SEs), with ``dof`` degrees of freedom
     dof: int
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Optimum:
+        """The optimum as :meth:`to_json` wrote it (a finished sweep's result.json)."""
+        low, high = d["ci95"]
+        return cls(
+            degree=d["degree"],
+            coefficients=tuple(d["coefficients"]),
+            best=d["best"],
+            best_ppg=d["best_ppg"],
+            ci95=(low, high),
+            bootstrap_se=d["bootstrap_se"],
+            replicates=d["replicates"],
+            at_edge=d["at_edge"],
+            chi2=d["chi2"],
+            dof=d["dof"],
+        )
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {

@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,7 +37,7 @@ from engine.batch import phases
 from engine.position import GamePhase
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
-from nets.volnet import VOLNET_TARGET, VolatilityNet, load_volatility_net, phase_routes, volnet_inputs
+from nets.volnet import VOLNET_TARGET, VolatilityNet, VolNetConfig, load_volatility_net, phase_routes, volnet_inputs
 from nets.weights import write_atomic
 from players.cube import DEFAULT_REMOTE_ALPHA, GATE_ALPHAS, parse_cube_spec
 from players.specs import net_spec
@@ -87,36 +88,100 @@ def train_net(
     return net, records
 
 
-def error_metrics(predicted: np.ndarray, label: np.ndarray) -> dict[str, float]:
+@dataclass(frozen=True)
+class ErrorMetrics:
+    """A volatility's error against the lookahead's on ``rows`` rows; the figures are None without rows.
+
+    ``bias`` is the mean of predicted minus label; ``correlation`` is NaN where either side is constant.
+    """
+
+    rows: int
+    mae: float | None = None
+    rmse: float | None = None
+    bias: float | None = None
+    correlation: float | None = None
+    label_mean: float | None = None
+    label_sd: float | None = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ErrorMetrics:
+        """The figures as :meth:`to_json` wrote them."""
+        return cls(**d)
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures (only ``rows`` when there are none)."""
+        return asdict(self) if self.rows else {"rows": 0}
+
+
+def error_metrics(predicted: np.ndarray, label: np.ndarray) -> ErrorMetrics:
     """MAE, RMSE, bias (mean predicted minus label), correlation and the label's mean, on ``len(label)`` rows."""
     if len(label) == 0:
-        return {"rows": 0}
+        return ErrorMetrics(rows=0)
     err = predicted - label
     varied = len(label) > 1 and label.std() > 0 and predicted.std() > 0
     corr = float(np.corrcoef(predicted, label)[0, 1]) if varied else float("nan")
-    return {
-        "rows": int(len(label)),
-        "mae": float(np.abs(err).mean()),
-        "rmse": float(np.sqrt((err**2).mean())),
-        "bias": float(err.mean()),
-        "correlation": corr,
-        "label_mean": float(label.mean()),
-        "label_sd": float(label.std()),
-    }
+    return ErrorMetrics(
+        rows=int(len(label)),
+        mae=float(np.abs(err).mean()),
+        rmse=float(np.sqrt((err**2).mean())),
+        bias=float(err.mean()),
+        correlation=corr,
+        label_mean=float(label.mean()),
+        label_sd=float(label.std()),
+    )
+
+
+@dataclass(frozen=True)
+class PartErrors:
+    """On one part of the test positions: the net's error and that of a constant (the training rows' mean label)."""
+
+    net: ErrorMetrics
+    constant_train_mean: ErrorMetrics
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> PartErrors:
+        """The errors as :meth:`to_json` wrote them."""
+        return cls(ErrorMetrics.from_json(d["net"]), ErrorMetrics.from_json(d["constant_train_mean"]))
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"net": self.net.to_json(), "constant_train_mean": self.constant_train_mean.to_json()}
+
+
+@dataclass(frozen=True)
+class GateAgreement:
+    """In one cube state: of ``positions``, the ``open`` ones where jump-local's gate asks for a volatility, and how
+    often the net's volatility gives the lookahead's decision there (share NaN when none is open)."""
+
+    positions: int
+    open: int
+    same_decision: int
+    same_share: float
+    same_share_se: float
+    error_on_open: ErrorMetrics
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> GateAgreement:
+        """The agreement as :meth:`to_json` wrote it."""
+        return cls(**{**d, "error_on_open": ErrorMetrics.from_json(d["error_on_open"])})
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "error_on_open": self.error_on_open.to_json()}
 
 
 def gate_agreement(
     probs: np.ndarray, sigma: np.ndarray, predicted: np.ndarray, remote_alpha: float = DEFAULT_REMOTE_ALPHA
-) -> dict[str, Any]:
+) -> dict[str, GateAgreement]:
     """Where jump-local's gate asks for a volatility (centred and owned cube), how often the net's gives its decision.
 
-    Returns per cube state: positions, those the gate leaves open, and of those the share where
-    the action and the response taken with the net's volatility equal those with the lookahead's,
-    with its binomial SE, and the error of the volatility on the open positions.
+    Returns per cube state (by its value): positions, those the gate leaves open, and of those the
+    share where the action and the response taken with the net's volatility equal those with the
+    lookahead's, with its binomial SE, and the error of the volatility on the open positions.
     """
     strategy = parse_cube_spec(f"jump-local:{remote_alpha}").strategy
     assert strategy is not None
-    out: dict[str, Any] = {}
+    out: dict[str, GateAgreement] = {}
     for state in (CubeState.CENTERED, CubeState.OWNED):
         states = np.full(len(probs), state.value)
         ladder = [strategy.decide(probs, states, local_alpha=a) for a in GATE_ALPHAS]
@@ -129,24 +194,35 @@ def gate_agreement(
         same = (with_lookahead.action == with_net.action) & (with_lookahead.response == with_net.response)
         n = int(open_.sum())
         share = float(same.mean()) if n else float("nan")
-        out[state.value] = {
-            "positions": int(len(probs)),
-            "open": n,
-            "same_decision": int(same.sum()),
-            "same_share": share,
-            "same_share_se": float(np.sqrt(share * (1 - share) / n)) if n else float("nan"),
-            "error_on_open": error_metrics(predicted[open_], sigma[open_]),
-        }
+        out[state.value] = GateAgreement(
+            positions=int(len(probs)),
+            open=n,
+            same_decision=int(same.sum()),
+            same_share=share,
+            same_share_se=float(np.sqrt(share * (1 - share) / n)) if n else float("nan"),
+            error_on_open=error_metrics(predicted[open_], sigma[open_]),
+        )
     return out
 
 
-def measure_speed(evaluator: Evaluator, net: VolatilityNet, boards: np.ndarray) -> dict[str, float]:
+@dataclass(frozen=True)
+class SpeedFigures:
+    """Seconds per position of the batched lookahead and of the net, on as many positions each, and their ratio."""
+
+    lookahead_positions: int
+    lookahead_seconds_per_position: float
+    net_positions: int
+    net_seconds_per_position: float
+    speedup: float
+
+
+def measure_speed(evaluator: Evaluator, net: VolatilityNet, boards: np.ndarray) -> SpeedFigures | None:
     """Seconds per position of the batched lookahead (its sigma) and of the net (0-ply probabilities included).
 
-    Empty (no figures) without boards to time.
+    None without boards to time.
     """
     if len(boards) == 0:
-        return {}
+        return None
     few = boards[:SPEED_LOOKAHEAD_POSITIONS]
     many = np.resize(boards, (SPEED_NET_POSITIONS, 26))
     net.volatility(few, evaluator.evaluate_boards(few))  # compiled kernels warm
@@ -157,13 +233,142 @@ def measure_speed(evaluator: Evaluator, net: VolatilityNet, boards: np.ndarray) 
     started = time.perf_counter()
     net.volatility(many, evaluator.evaluate_boards(many))
     learned = (time.perf_counter() - started) / len(many)
-    return {
-        "lookahead_positions": int(len(few)),
-        "lookahead_seconds_per_position": lookahead,
-        "net_positions": int(len(many)),
-        "net_seconds_per_position": learned,
-        "speedup": lookahead / learned,
-    }
+    return SpeedFigures(
+        lookahead_positions=int(len(few)),
+        lookahead_seconds_per_position=lookahead,
+        net_positions=int(len(many)),
+        net_seconds_per_position=learned,
+        speedup=lookahead / learned,
+    )
+
+
+@dataclass(frozen=True)
+class VolnetData:
+    """The labelled positions: how many, in how many batches, and the training/test split of the trained batches."""
+
+    positions: int
+    batches: int
+    games_per_batch: int
+    sample_rate: float
+    trained_batches: int
+    train_rows: int
+    test_rows: int
+    label_mean_train: float
+
+
+@dataclass(frozen=True)
+class VolnetNetInfo:
+    """The trained net: its file, hash, per-phase architecture and the training records (:mod:`training.volnet`'s)."""
+
+    file: str
+    sha256_12: str
+    architecture: dict[str, VolNetConfig]
+    training: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> VolnetNetInfo:
+        """The net's record as :meth:`to_json` wrote it."""
+        architecture = {k: VolNetConfig.from_json(c) for k, c in d["architecture"].items()}
+        return cls(d["file"], d["sha256_12"], architecture, d["training"])
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {
+            "file": self.file,
+            "sha256_12": self.sha256_12,
+            "architecture": {k: c.to_json() for k, c in self.architecture.items()},
+            "training": self.training,
+        }
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """jump-net (``a``) against jump-local (``b``) in ``ledger``: the tournament's record from jump-net's view.
+
+    ``tournament`` is :meth:`arena.tournament.TournamentResult.to_json`, or ``{"games": 0}`` before any game.
+    """
+
+    a: str
+    b: str
+    ledger: str
+    tournament: dict[str, Any]
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return int(self.tournament.get("games", 0))
+
+    @property
+    def ppg(self) -> float | None:
+        """jump-net's points per game (None before any game)."""
+        return self.tournament.get("ppg")
+
+    @property
+    def se(self) -> float | None:
+        """The SE of ``ppg`` (None before two pairs)."""
+        return self.tournament.get("se")
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> HeadToHead:
+        """The head-to-head as :meth:`to_json` wrote it."""
+        a, b, ledger = d["a"], d["b"], d["ledger"]
+        return cls(a, b, ledger, {k: v for k, v in d.items() if k not in ("a", "b", "ledger")})
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: who played, the ledger, then the tournament's record."""
+        return {"a": self.a, "b": self.b, "ledger": self.ledger, **self.tournament}
+
+
+@dataclass(frozen=True)
+class VolnetResult:
+    """Experiment 5: the data, the net, its test errors by part, the gate agreement by cube state, the speed
+    (None without contact test positions) and the head-to-head; ``complete`` for a run (not a report)."""
+
+    experiment: ClassVar[str] = "volnet"
+    seed: int
+    command: str
+    label: str
+    data: VolnetData
+    net: VolnetNetInfo
+    test: dict[str, PartErrors]
+    cube_decisions_where_gate_open: dict[str, GateAgreement]
+    speed: SpeedFigures | None
+    head_to_head: HeadToHead
+    complete: bool
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> VolnetResult:
+        """The result a finished run wrote to result.json."""
+        return cls(
+            seed=d["seed"],
+            command=d["command"],
+            label=d["label"],
+            data=VolnetData(**d["data"]),
+            net=VolnetNetInfo.from_json(d["net"]),
+            test={k: PartErrors.from_json(v) for k, v in d["test"].items()},
+            cube_decisions_where_gate_open={
+                k: GateAgreement.from_json(v) for k, v in d["cube_decisions_where_gate_open"].items()
+            },
+            speed=SpeedFigures(**d["speed"]) if d["speed"] else None,
+            head_to_head=HeadToHead.from_json(d["head_to_head"]),
+            complete=d["complete"],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as result.json and ``experiment volnet --json`` hold it."""
+        return {
+            "experiment": self.experiment,
+            "seed": self.seed,
+            "command": self.command,
+            "label": self.label,
+            "data": asdict(self.data),
+            "net": self.net.to_json(),
+            "test": {k: v.to_json() for k, v in self.test.items()},
+            "cube_decisions_where_gate_open": {k: v.to_json() for k, v in self.cube_decisions_where_gate_open.items()},
+            "speed": asdict(self.speed) if self.speed is not None else {},
+            "head_to_head": self.head_to_head.to_json(),
+            "complete": self.complete,
+        }
 
 
 def head_to_head_config(net_path: Path, games: int, seed: int, weights: Path | None = None) -> TournamentConfig:
@@ -221,7 +426,7 @@ def run_volnet(
     play: bool = True,
     progress: bool = True,
     weights: Path | None = None,
-) -> dict[str, Any]:
+) -> VolnetResult:
     """Run (or resume) experiment 5 in ``out`` with ``weights``' net (default shipped); writes and returns result.json.
 
     Without ``play`` nothing is computed that is not on disk and nothing is written: the data
@@ -235,7 +440,7 @@ def run_volnet(
         has_data = (out / "data").is_dir() and any((out / "data").iterdir())
         committed = committed_result(out)
         if committed is not None and not ((out / NET_FILE).exists() and has_data):
-            return committed
+            return VolnetResult.from_json(committed)
     evaluator = load_evaluator(weights)
     data = generate(evaluator, out / "data", positions, seed, progress=progress, play=play)
     batches = int(data.game.max()) // GAMES_PER_BATCH + 1 if len(data) else 0
@@ -273,50 +478,44 @@ def run_volnet(
         "bearoff": test & ((ph == GamePhase.BEAROFF_ONE_SIDED) | (ph == GamePhase.BEAROFF_TWO_SIDED)),
     }
     evaluation = {
-        name: {
-            "net": error_metrics(predicted[rows], data.sigma[rows]),
-            "constant_train_mean": error_metrics(np.full(int(rows.sum()), train_mean), data.sigma[rows]),
-        }
+        name: PartErrors(
+            net=error_metrics(predicted[rows], data.sigma[rows]),
+            constant_train_mean=error_metrics(np.full(int(rows.sum()), train_mean), data.sigma[rows]),
+        )
         for name, rows in parts.items()
     }
     decisions = gate_agreement(probs[test], data.sigma[test], predicted[test])
     speed = measure_speed(evaluator, net, data.boards[test & routes["contact"]])
     ledger_path = out / f"h2h_{file_hash(net_path)}.ledger.jsonl"
     match = head_to_head(net_path, ledger_path, games, seed, workers, play, progress, weights)
-    result = {
-        "experiment": "volnet",
-        "seed": seed,
-        "command": f"jumpgammon experiment volnet --seed {seed} --positions {positions} --games {games}",
-        "label": VOLNET_TARGET,
-        "data": {
-            "positions": int(len(data)),
-            "batches": batches,
-            "games_per_batch": GAMES_PER_BATCH,
-            "sample_rate": SAMPLE_RATE,
-            "trained_batches": trained_batches,
-            "train_rows": int(train.sum()),
-            "test_rows": int(test.sum()),
-            "label_mean_train": train_mean,
-        },
-        "net": {
-            "file": str(net_path),
-            "sha256_12": file_hash(net_path),
-            "architecture": {k: c.to_json() for k, c in net.configs.items()},
-            "training": training,
-        },
-        "test": evaluation,
-        "cube_decisions_where_gate_open": decisions,
-        "speed": speed,
-        "head_to_head": {
-            "a": f"jump-net:{DEFAULT_REMOTE_ALPHA}",
-            "b": REFERENCE_CUBE,
-            "ledger": ledger_path.name,
-            **match,
-        },
-        "complete": play,
-    }
+    result = VolnetResult(
+        seed=seed,
+        command=f"jumpgammon experiment volnet --seed {seed} --positions {positions} --games {games}",
+        label=VOLNET_TARGET,
+        data=VolnetData(
+            positions=int(len(data)),
+            batches=batches,
+            games_per_batch=GAMES_PER_BATCH,
+            sample_rate=SAMPLE_RATE,
+            trained_batches=trained_batches,
+            train_rows=int(train.sum()),
+            test_rows=int(test.sum()),
+            label_mean_train=train_mean,
+        ),
+        net=VolnetNetInfo(
+            file=str(net_path),
+            sha256_12=file_hash(net_path),
+            architecture=dict(net.configs),
+            training=training,
+        ),
+        test=evaluation,
+        cube_decisions_where_gate_open=decisions,
+        speed=speed,
+        head_to_head=HeadToHead(f"jump-net:{DEFAULT_REMOTE_ALPHA}", REFERENCE_CUBE, ledger_path.name, match),
+        complete=play,
+    )
     if play:
-        write_atomic(out / "result.json", (json.dumps(result, indent=1) + "\n").encode())
+        write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
         plot_volnet(data.sigma[test], predicted[test], routes["contact"][test], out / "plot.png")
     return result
 

@@ -89,9 +89,9 @@ def test_a_committed_sweep_reprints_from_its_result_and_pairs(tmp_path: Path, na
     settings = SweepSettings(checker=net_spec(0, TD_NET))
     reported = run_sweep(name, out / name, settings, progress=False, play=False, weights=TD_NET)
     committed = json.loads((COMMITTED / name / "result.json").read_text())
-    assert reported["curves"] == committed["curves"]
-    assert reported["games_total"] == committed["games_total"] > 1_000_000
-    assert reported["complete"] is True
+    assert reported.to_json()["curves"] == committed["curves"]
+    assert reported.games_total == committed["games_total"] > 1_000_000
+    assert reported.complete is True
     assert snapshot(out) == before  # no result, plot or empty ledger written
 
 
@@ -120,9 +120,9 @@ def test_the_ladder_report_takes_rows_without_ledgers_from_its_result(tmp_path: 
     before = aged(out)
     reported = run_ladder(out / "ladder", seed=1, games=20_000, games_deep=1_024, play=False, weights=TD_NET)
     committed = {r["name"]: r for r in json.loads((COMMITTED / "ladder" / "result.json").read_text())["rows"]}
-    for row in reported["rows"]:
-        assert (row["games"], row["ppg"], row["se"]) == tuple(committed[row["name"]][k] for k in ("games", "ppg", "se"))
-    assert {r["name"] for r in reported["rows"] if r["games"] == 20_000} >= {"net@0-pubeval", "gnubg0-pubeval"}
+    for row in reported.rows:
+        assert (row.games, row.ppg, row.se) == tuple(committed[row.name][k] for k in ("games", "ppg", "se"))
+    assert {r.name for r in reported.rows if r.games == 20_000} >= {"net@0-pubeval", "gnubg0-pubeval"}
     assert snapshot(out) == before
 
 
@@ -176,9 +176,9 @@ def test_a_sweep_reports_from_its_result_and_refits_its_pairs(monkeypatch: pytes
     before = aged(tmp_path / "a")
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["net.json", "pairs.npz", "plot.png", "result.json"]
     reported = run_sweep("janowski", tmp_path / "a", settings, progress=False, play=False)
-    assert reported["curves"] == played["curves"] and reported["complete"] is True
+    assert reported.to_json()["curves"] == played.to_json()["curves"] and reported.complete is True
     refitted = run_sweep("janowski", tmp_path / "a", settings, degree=3, progress=False, play=False)
-    assert refitted["curves"] == cubic["curves"] and refitted["curves"][0]["optimum"]["degree"] == 3
+    assert refitted.to_json()["curves"] == cubic.to_json()["curves"] and refitted.curves[0].optimum.degree == 3
     assert snapshot(tmp_path / "a") == before
 
 
@@ -189,7 +189,7 @@ def test_a_local_report_leaves_the_result_it_reads_alone(tmp_path: Path) -> None
     played = run_local(tmp_path, settings, opponents, progress=False, player=player)
     before = aged(tmp_path)
     again = run_local(tmp_path, settings, opponents, progress=False, play=False, player=player)
-    assert again["points"] == played["points"]
+    assert again.points == played.points
     assert snapshot(tmp_path) == before
     for ledger_file in tmp_path.glob("*.ledger.jsonl"):
         ledger_file.unlink()

@@ -86,9 +86,9 @@ METRIC_CASES = [
 def test_error_metrics_of_a_shifted_prediction(offset: float, mae: float, rmse: float, bias: float) -> None:
     label = np.linspace(0.0, 0.3, 40)
     m = error_metrics(label + offset, label)
-    assert m["rows"] == 40
-    assert m["mae"] == pytest.approx(mae) and m["rmse"] == pytest.approx(rmse) and m["bias"] == pytest.approx(bias)
-    assert m["correlation"] == pytest.approx(1.0)
+    assert m.rows == 40
+    assert m.mae == pytest.approx(mae) and m.rmse == pytest.approx(rmse) and m.bias == pytest.approx(bias)
+    assert m.correlation == pytest.approx(1.0)
 
 
 def _run_cli(argv: list[str]) -> tuple[int, dict[str, object]]:
