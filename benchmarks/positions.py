@@ -5,26 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from engine.batch import children_batch
-from engine.position import Position
+from engine.selfplay import SelfPlay
 
 
 def random_game_positions(n_games: int = 200, seed: int = 20261121) -> tuple[np.ndarray, np.ndarray]:
-    """Boards and rolls met in ``n_games`` seeded games of random legal play, played in lockstep.
+    """Boards and rolls met in ``n_games`` seeded games of random legal play, played in lockstep (no opening double).
 
     Returns ``(boards, dice)``: int8 (n, 26) boards from the side on roll, int64 (n, 2) rolls.
     """
     rng = np.random.default_rng(seed)
-    live = np.repeat(Position.initial().array[None, :], n_games, axis=0)
     seen_boards: list[np.ndarray] = []
     seen_dice: list[np.ndarray] = []
-    while len(live):
-        roll = rng.integers(1, 7, size=(len(live), 2))
-        seen_boards.append(live.copy())
+    for turn in SelfPlay(rng, n_games, games=n_games):
+        roll = turn.roll()
+        seen_boards.append(turn.boards)
         seen_dice.append(roll)
-        kids, offsets = children_batch(live, roll)
-        pick = offsets[:-1] + (rng.random(len(live)) * np.diff(offsets)).astype(np.int64)
-        nxt = kids[pick]
-        # A game ends when the mover (now the negative side) has no checkers left.
-        alive = (nxt < 0).any(axis=1)
-        live = nxt[alive]
+        kids, offsets = children_batch(turn.boards, roll)
+        turn.play(kids[offsets[:-1] + (rng.random(len(turn)) * np.diff(offsets)).astype(np.int64)])
     return np.concatenate(seen_boards), np.concatenate(seen_dice).astype(np.int64)

@@ -146,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that torch loads only for this command.
     from engine.errors import JumpgammonError
     from training.label_fit import fit_with_labels, split_folders
-    from training.supervised import Device, FitConfig, GenerateConfig, Loss, generate
+    from training.supervised.data import GenerateConfig, generate
+    from training.supervised.fit import Device, FitConfig
+    from training.supervised.losses import Loss
 
     if args.action == "generate":
         if len(args.data) != 1:

@@ -18,6 +18,7 @@ from engine.errors import (
     InvalidXgid,
     JumpgammonError,
     NotSupported,
+    RunawayGame,
 )
 from engine.fibs import FibsBoard
 from engine.game import Dice, result_multiplier, result_multipliers
@@ -38,6 +39,7 @@ __all__ = [
     "InvalidXgid",
     "JumpgammonError",
     "NotSupported",
+    "RunawayGame",
     "FibsBoard",
     "GamePhase",
     "GameState",

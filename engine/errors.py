@@ -11,6 +11,7 @@ Every message names the input that was refused. The kinds:
 - :class:`InvalidPosition`: a board that breaks the rules or that no game can reach;
 - :class:`InvalidMatchState`: a cube, score or turn that GNU Backgammon would not produce;
 - :class:`InvalidWeights`: a weights file that is not in the format or does not fit this code;
+- :class:`RunawayGame`: a game that passed :data:`engine.game.MAX_PLIES` moves (a player that cannot finish);
 - :class:`NotSupported`: a valid input this program does not handle yet (match play in rollouts).
 
 The cube-theory package keeps its own :class:`cube.errors.CubeInputError` (also a ValueError)
@@ -74,6 +75,10 @@ class InvalidMatchState(JumpgammonError):
 
 class InvalidWeights(JumpgammonError):
     """A weights file that is not in this format, is damaged, or does not fit this code."""
+
+
+class RunawayGame(JumpgammonError):
+    """A game that passed :data:`engine.game.MAX_PLIES` moves: a player (a net) that cannot finish a game."""
 
 
 class NotSupported(JumpgammonError):

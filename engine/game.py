@@ -1,10 +1,37 @@
-"""Seeded dice and the score of a finished game (single, gammon, backgammon); games are played by :mod:`arena`."""
+"""Seeded dice, the opening roll, the runaway-game guard and the score of a finished game.
+
+Games between players are played by :mod:`arena`; a player's games against itself in lockstep by
+:mod:`engine.selfplay`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from engine.errors import RunawayGame
 from engine.position import Position
+
+MAX_PLIES = 3_000  # a game this long means a player that cannot finish: refused, not looped forever
+
+
+def roll_batch(rng: np.random.Generator, opening: np.ndarray) -> np.ndarray:
+    """One roll per game, int64 (n, 2) for the n flags of ``opening``; a game at its opening roll rerolls doubles.
+
+    All n rolls are drawn at once, then the opening doubles again and again until none is left, so
+    the numbers drawn from ``rng`` depend only on the flags and what it gives.
+    """
+    dice = rng.integers(1, 7, size=(len(opening), 2))
+    while True:
+        same = opening & (dice[:, 0] == dice[:, 1])
+        if not same.any():
+            return dice
+        dice[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
+
+
+def check_plies(plies: np.ndarray) -> None:
+    """Raise RunawayGame when a game's count of moves played (``plies``, one per game) has reached MAX_PLIES."""
+    if len(plies) and int(plies.max()) >= MAX_PLIES:
+        raise RunawayGame(f"a game passed {MAX_PLIES} moves: a player cannot finish")
 
 
 class Dice:
@@ -20,10 +47,8 @@ class Dice:
 
     def opening(self) -> tuple[int, tuple[int, int]]:
         """The opening roll, rerolled on doubles: (player 0 or 1 who starts, its dice)."""
-        while True:
-            a, b = self.roll()  # a: player 0's die, b: player 1's die
-            if a != b:
-                return (0 if a > b else 1), (a, b)
+        a, b = (int(v) for v in roll_batch(self.rng, np.ones(1, bool))[0])  # a: player 0's die, b: player 1's
+        return (0 if a > b else 1), (a, b)
 
 
 def result_multipliers(final_children: np.ndarray) -> np.ndarray:

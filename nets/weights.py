@@ -114,9 +114,14 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed in a weights header")
 
 
+def sha256_hex(path: str | Path) -> str:
+    """The full hex SHA-256 of the file's bytes (OSError if unreadable): how data-set manifests name a weights file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def weights_digest(path: str | Path) -> str:
     """``"sha256:"`` and the first 16 hex digits of the SHA-256 of the file's bytes (OSError if unreadable)."""
-    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return "sha256:" + sha256_hex(path)[:16]
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:

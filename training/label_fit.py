@@ -1,6 +1,6 @@
 """Supervised fits on rollout labels: `jumpgammon label` folders pooled with shards, held-out boards left out.
 
-:mod:`training.supervised` fits the phase nets to rows; this module reads the rows it cannot
+:mod:`training.supervised.fit` fits the phase nets to rows; this module reads the rows it cannot
 (rollout-label folders, :mod:`training.rollout_labels`) and the boards of held-out folders of
 either kind, then runs the fit. A label row's targets are the rollout's five luck-adjusted
 probabilities, from the view of the side on roll before it rolls, as a shard row's are.
@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 from engine.errors import JumpgammonError
-from training import rollout_labels, supervised
-from training.supervised import ExtraRows, FitConfig, FitResult, board_keys
+from training import rollout_labels
+from training.supervised.fit import FitConfig, FitResult, fit
+from training.supervised.shards import ExtraRows, Shard, board_keys, shard_paths
 
 
 def is_label_folder(folder: Path) -> bool:
@@ -46,7 +47,7 @@ def label_rows(folder: Path, weight: float) -> ExtraRows:
 
 
 def held_out_boards(folders: tuple[Path, ...]) -> set[bytes]:
-    """The boards (as :func:`training.supervised.board_keys`) of held-out folders of either kind.
+    """The boards (as :func:`training.supervised.shards.board_keys`) of held-out folders of either kind.
 
     Raises JumpgammonError naming a folder that holds neither rollout-label nor self-play shards.
     """
@@ -54,16 +55,16 @@ def held_out_boards(folders: tuple[Path, ...]) -> set[bytes]:
     for folder in folders:
         if is_label_folder(folder):
             keys |= board_keys(rollout_labels.read_labels(folder).boards)
-        elif paths := supervised.shard_paths(folder):
+        elif paths := shard_paths(folder):
             for path in paths:
-                keys |= board_keys(supervised.Shard.read(path).boards)
+                keys |= board_keys(Shard.read(path).boards)
         else:
             raise JumpgammonError(f"--exclude {str(folder)!r} holds no rollout-label or self-play shards")
     return keys
 
 
 def fit_with_labels(cfg: FitConfig, progress: bool = True) -> FitResult:
-    """Run :func:`training.supervised.fit` with the rows of ``cfg.labels`` and without the boards of ``cfg.exclude``.
+    """Run :func:`training.supervised.fit.fit` with the rows of ``cfg.labels``, without the boards of ``cfg.exclude``.
 
     Returns the fit's result; the candidate's record lists the label folders and the rows left out.
     """
@@ -72,4 +73,4 @@ def fit_with_labels(cfg: FitConfig, progress: bool = True) -> FitResult:
         raise JumpgammonError(f"--exclude {sorted(map(str, overlap))} is also training data")
     extra = tuple(label_rows(folder, cfg.label_weight) for folder in cfg.labels)
     excluded = held_out_boards(cfg.exclude) if cfg.exclude else None
-    return supervised.fit(cfg, progress, extra, excluded)
+    return fit(cfg, progress, extra, excluded)

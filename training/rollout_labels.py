@@ -4,7 +4,7 @@ A data set is a folder of numbered shards and a manifest. Shard ``i`` is a funct
 settings, ``(seed, i)`` and the labelling net alone:
 
 1. **Pool.** ``pool_games`` cubeless 0-ply self-play games of the net
-   (:func:`training.supervised.play_positions`) keep each position met (side on roll, before
+   (:func:`training.supervised.data.play_positions`) keep each position met (side on roll, before
    rolling) with chance ``keep`` (contact) or ``keep_race``; positions a phase net evaluates
    (contact and race: not the bearoff databases' nor finished games) are kept, each board once.
    For each pooled position one random roll is also played at 0 ply and at 1 ply (gnubg's
@@ -54,8 +54,9 @@ from nets.cube_advice import gnubg_class_codes
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import choose_children, evaluate_plies, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity
-from nets.weights import remove_stale_temporaries, write_atomic
-from training.supervised import GAME_ID_STRIDE, NET_OF_PHASE, file_digest, play_positions
+from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
+from training.supervised.data import play_positions
+from training.supervised.shards import GAME_ID_STRIDE, NET_OF_PHASE
 from weights import DEFAULT_WEIGHTS
 
 FORMAT = "jumpgammon-rollout-labels"
@@ -630,7 +631,7 @@ def label(
         raise InvalidSpec(f"workers {workers!r}: give at least 1")
     weights = cfg.weights_file
     ev = load_evaluator(weights)  # a file that is not a net fails here, before any game
-    identity = cfg.identity(file_digest(weights))
+    identity = cfg.identity(sha256_hex(weights))
     manifest = cfg.out / MANIFEST
     if manifest.is_file():
         saved = _read_manifest(manifest)["identity"]

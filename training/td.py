@@ -1,8 +1,9 @@
 """Batched self-play TD(0) training of the phase nets.
 
-All games advance in lockstep: one compiled move-generation call yields every child of every
-game, one batched evaluation scores them, each game takes its greedy move, and the flipped
-probabilities of the chosen child become the TD target of the position before it.
+All games advance in lockstep (:class:`engine.selfplay.SelfPlay`): one compiled move-generation
+call yields every child of every game, one batched evaluation scores them, each game takes its
+greedy move, and the flipped probabilities of the chosen child become the TD target of the
+position before it.
 
 With cube specs (``TrainConfig.cube``) the games are cubeful: before each roll the side on roll
 may double and the other side take or pass, decided from the probabilities the last move's
@@ -26,9 +27,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from engine.batch import children_batch, phases
+from engine.batch import children_batch
 from engine.errors import InvalidWeights, JumpgammonError
-from engine.position import GamePhase, Position
+from engine.selfplay import SelfPlay
 from nets.encoding import Encoding
 from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, load_evaluator
 from nets.lookahead import segment_argmax
@@ -218,10 +219,9 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
                 group["lr"] = cfg.learning_rate
     n = cfg.parallel_games
     if run.boards is not None and run.first is not None:
-        boards, first = run.boards.copy(), run.first.copy()
+        selfplay = SelfPlay(rng, n, boards=run.boards, opening=run.first)
     else:
-        boards = np.repeat(Position.initial().array[None, :], n, axis=0)
-        first = np.ones(n, bool)  # opening roll: no doubles
+        selfplay = SelfPlay(rng, n)
     cube_games = CubeGames(specs, run.cube_games if run.boards is not None else None, n) if specs else None
     logged_tally = CubeTally.from_json(tally.to_json())
     started = time.time() - state.seconds
@@ -230,21 +230,15 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
     log = cfg.log.open("a") if cfg.log else None
     recent_losses: list[float] = []
     try:
-        while state.games < cfg.games:
+        for turn in selfplay:
             if cube_games is not None:
-                passed = cube_games.cube_turn(first, tally)
+                passed = cube_games.cube_turn(turn.opening, tally)
                 if passed.any():  # a new game starts in the slot at once; the passed position is not trained
-                    boards[passed] = Position.initial().array
-                    first = first | passed
+                    turn.end(passed)
                     state.games += int(passed.sum())
                     bar.update(int(passed.sum()))
-            dice = rng.integers(1, 7, size=(n, 2))
-            while first.any():
-                same = first & (dice[:, 0] == dice[:, 1])
-                if not same.any():
-                    break
-                dice[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
-            kids, offsets = children_batch(boards, dice)
+            boards = turn.boards
+            kids, offsets = children_batch(boards, turn.roll())
             kid_probs = ev.evaluate_boards(kids)
             mover_eq = -cubeless_equity(kid_probs)
             pick = segment_argmax(mover_eq, offsets)
@@ -258,17 +252,14 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
             recent_losses.append(_learn(ev, nets, optims, boards, targets))
             state.steps += 1
             state.positions += n
-            nxt = kids[pick].copy()
-            over = phases(nxt) == GamePhase.OVER
+            chosen = kids[pick]
+            over = turn.play(chosen)  # finished games start again in their slots
             if cube_games is not None:
-                cube_games.moved(kid_probs[pick], nxt, over, tally)
+                cube_games.moved(kid_probs[pick], chosen, over, tally)
             finished = int(over.sum())
             if finished:
-                nxt[over] = Position.initial().array
                 state.games += finished
                 bar.update(finished)
-            first = over
-            boards = nxt
             if state.games >= next_checkpoint or state.games >= cfg.games:
                 state.seconds = time.time() - started
                 next_checkpoint = state.games + cfg.checkpoint_every
@@ -276,8 +267,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
                     progress=state,
                     config=settings,
                     rng=dict(rng.bit_generator.state),
-                    boards=boards,
-                    first=first,
+                    boards=turn.boards,
+                    first=turn.opening,
                     optimizers={name: _numpy_optimizer_state(optim.state_dict()) for name, optim in optims.items()},
                     cube_games=cube_games.arrays() if cube_games is not None else None,
                     cube_tally=tally.to_json() if specs else None,
@@ -298,6 +289,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
                 if log:
                     log.write(json.dumps(record) + "\n")
                     log.flush()
+            if state.games >= cfg.games:
+                break
     finally:
         bar.close()
         if log:

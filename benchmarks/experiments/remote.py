@@ -31,6 +31,7 @@ from benchmarks.experiments.provenance import check_folder, claim_folder, commit
 from cube import STATISTICAL_SCALE, implied_cube_life, win_loss_values
 from engine.batch import phases
 from engine.position import GamePhase, Position
+from engine.selfplay import SelfPlay
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import best_children_plies
 from nets.weights import write_atomic
@@ -39,7 +40,6 @@ LOW = (0.20, 0.35)
 HIGH = (0.65, 0.80)
 PAPER = {"all": 0.094, "race": 0.148, "contact": 0.093, "states": 81_000, "games": 100_000}
 PAPER_LINEAR_ALPHA, PAPER_W = 0.113, 1.27
-MAX_PLIES = 3_000
 
 
 @dataclass
@@ -58,43 +58,29 @@ def play_batch(evaluator: Evaluator, n: int, seed: int, index: int) -> Trajector
     """Play batch ``index`` (``n`` cubeless games of the net at 0-ply against itself); seat 0's view.
 
     Its dice come from ``default_rng([seed, index])``, so a batch is the same games whenever it is played.
+    Raises RunawayGame when a game passes ``engine.game.MAX_PLIES`` moves.
     """
-    rng = np.random.default_rng([seed, index])
-    boards = np.repeat(Position.initial().array[None, :], n, axis=0)
-    seat = np.zeros(n, np.int64)  # seat on roll; who opens does not matter by symmetry
-    p0 = evaluator.evaluate_boards(boards[:1])[0, 0]
+    seat = np.zeros(n, np.int64)  # per game, the seat on roll; who opens does not matter by symmetry
+    p0 = evaluator.evaluate_boards(Position.initial().array[None])[0, 0]
     ps: list[list[float]] = [[float(p0)] for _ in range(n)]
     cs: list[list[bool]] = [[True] for _ in range(n)]
     result = np.zeros(n, np.int64)
-    live = np.ones(n, bool)
-    ply = 0
-    while live.any():
-        idx = np.flatnonzero(live)
-        dice = rng.integers(1, 7, size=(len(idx), 2))
-        if ply == 0:  # the opening roll is never a double
-            while (same := dice[:, 0] == dice[:, 1]).any():
-                dice[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
-        kids = best_children_plies(evaluator, boards[idx], dice, 0)
+    for turn in SelfPlay(np.random.default_rng([seed, index]), n, games=n):
+        idx = turn.games
+        kids, over = turn.move(lambda boards, dice: best_children_plies(evaluator, boards, dice, 0))
         probs = evaluator.evaluate_boards(kids)
-        ph = phases(kids)
+        contact = phases(kids) == GamePhase.CONTACT
         new_seat = 1 - seat[idx]
         p_seat0 = np.where(new_seat == 0, probs[:, 0], 1.0 - probs[:, 0])
         for j, g in enumerate(idx):
             ps[g].append(float(p_seat0[j]))
-            cs[g].append(bool(ph[j] == GamePhase.CONTACT))
-        over = ph == GamePhase.OVER
+            cs[g].append(bool(contact[j]))
         if over.any():
-            done = idx[over]
             # the side now on roll has lost; its exact probabilities say gammon or backgammon
             lost = probs[over]
             mult = 1 + (lost[:, 3] > 0.5).astype(np.int64) + (lost[:, 4] > 0.5).astype(np.int64)
-            result[done] = np.where(new_seat[over] == 0, -mult, mult)
-            live[done] = False
-        boards[idx] = kids
+            result[idx[over]] = np.where(new_seat[over] == 0, -mult, mult)
         seat[idx] = new_seat
-        ply += 1
-        if ply > MAX_PLIES:
-            raise RuntimeError(f"a self-play game passed {MAX_PLIES} plies")
     return Trajectories([np.array(x, np.float32) for x in ps], [np.array(x, bool) for x in cs], result)
 
 

@@ -27,8 +27,7 @@ import numpy as np
 from tqdm import tqdm
 
 from cube.volatility import local_volatility
-from engine.batch import phases
-from engine.position import GamePhase, Position
+from engine.selfplay import SelfPlay
 from nets.base import BoardEvaluator
 from nets.lookahead import best_children
 from nets.volatility import PAIR_WEIGHTS, two_roll_outcomes_batch
@@ -37,7 +36,6 @@ from nets.weights import write_atomic
 GAMES_PER_BATCH = 128
 SAMPLE_RATE = 0.125  # share of the positions before a roll that are labelled (about 7 per game)
 LOOKAHEAD_CHUNK = 64  # positions per batched lookahead call
-MAX_PLIES = 3_000
 DATA_VERSION = 1
 
 
@@ -74,30 +72,20 @@ _FIELDS = ("boards", "sigma", "mean_abs", "p_average", "game")
 def sample_positions(
     evaluator: BoardEvaluator, seed: int, index: int, games: int = GAMES_PER_BATCH
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Positions sampled from batch ``index`` of cubeless 0-ply self-play: (int8 boards (n, 26), game numbers)."""
+    """Positions sampled from batch ``index`` of cubeless 0-ply self-play: (int8 boards (n, 26), game numbers).
+
+    Raises RunawayGame when a game passes ``engine.game.MAX_PLIES`` moves.
+    """
     dice_rng = np.random.default_rng([seed, index])
     sample_rng = np.random.default_rng([seed, index, 1])
-    boards = np.repeat(Position.initial().array[None, :], games, axis=0)
-    live = np.ones(games, bool)
     kept: list[np.ndarray] = []
     kept_game: list[np.ndarray] = []
-    ply = 0
-    while live.any():
-        idx = np.flatnonzero(live)
-        if ply > 0:
-            take = idx[sample_rng.random(len(idx)) < SAMPLE_RATE]
-            kept.append(boards[take].copy())
-            kept_game.append(take)
-        dice = dice_rng.integers(1, 7, size=(len(idx), 2))
-        if ply == 0:  # the opening roll is never a double
-            while (same := dice[:, 0] == dice[:, 1]).any():
-                dice[same] = dice_rng.integers(1, 7, size=(int(same.sum()), 2))
-        kids = best_children(evaluator, boards[idx], dice)
-        boards[idx] = kids
-        live[idx[phases(kids) == GamePhase.OVER]] = False
-        ply += 1
-        if ply > MAX_PLIES:
-            raise RuntimeError(f"a self-play game passed {MAX_PLIES} plies")
+    for turn in SelfPlay(dice_rng, games, games=games):
+        if turn.moves > 0:  # the opening position is left out (every game starts at once, none restarts)
+            take = sample_rng.random(len(turn)) < SAMPLE_RATE
+            kept.append(turn.boards[take])
+            kept_game.append(turn.games[take])
+        turn.move(lambda boards, dice: best_children(evaluator, boards, dice))
     return np.concatenate(kept), np.concatenate(kept_game).astype(np.int64) + index * games
 
 

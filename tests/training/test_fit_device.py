@@ -11,7 +11,8 @@ import torch
 from cli.main import main
 from nets.evaluator import load_evaluator
 from nets.model import PhaseNet
-from training.supervised import Device, FitConfig, GenerateConfig, fit, generate
+from training.supervised.data import GenerateConfig, generate
+from training.supervised.fit import Device, FitConfig, fit
 
 TINY = dict(shard_games=3, parallel_games=2, keep=0.3, keep_race=0.6, plies=0)
 

@@ -14,7 +14,9 @@ from engine.errors import JumpgammonError
 from nets.evaluator import load_evaluator
 from training.label_fit import fit_with_labels, held_out_boards, split_folders
 from training.rollout_labels import SHARD_FORMAT, LabelShard
-from training.supervised import NET_OF_PHASE, FitConfig, GenerateConfig, Shard, generate, shard_paths
+from training.supervised.data import GenerateConfig, generate
+from training.supervised.fit import FitConfig, fit
+from training.supervised.shards import NET_OF_PHASE, Shard, load_phase_data, shard_paths
 
 TINY = dict(shard_games=3, parallel_games=2, keep=0.4, keep_race=0.6, plies=0)
 
@@ -88,7 +90,6 @@ def test_labels_are_pooled_weighted_and_held_out_boards_left_out(
 
 def test_label_rows_carry_their_weight(folders: tuple[Path, Path, Path]) -> None:
     from training.label_fit import label_rows
-    from training.supervised import load_phase_data
 
     shards, labels, _ = folders
     data, provenance = load_phase_data((shards,), 0.3, 1, extra=(label_rows(labels, 2.5),))
@@ -100,8 +101,6 @@ def test_label_rows_carry_their_weight(folders: tuple[Path, Path, Path]) -> None
 def test_fit_refuses_labels_it_was_not_given_and_a_held_out_training_folder(
     tmp_path: Path, folders: tuple[Path, Path, Path]
 ) -> None:
-    from training.supervised import fit
-
     shards, labels, held = folders
     with pytest.raises(JumpgammonError, match="label_fit"):
         fit(FitConfig(data=(shards,), out=tmp_path / "x.jgw", labels=(labels,)), progress=False)

@@ -15,7 +15,9 @@ from nets.encoding import Encoding
 from nets.evaluator import ALL_NETS, load_evaluator
 from nets.model import new_evaluator
 from training.config import TrainConfig
-from training.supervised import FitConfig, GenerateConfig, fit, generate, load_phase_data
+from training.supervised.data import GenerateConfig, generate
+from training.supervised.fit import FitConfig, fit
+from training.supervised.shards import load_phase_data
 from training.td import prepare_run, train
 
 TINY_RUN = dict(games=6, parallel_games=3, hidden=(8,), use_bearoff=False, checkpoint_every=3)

@@ -23,6 +23,7 @@ from engine.position import GamePhase
 from nets.bearoff import load_two_sided
 from nets.cube_advice import gnubg_class_codes
 from nets.mlp import cubeless_equity
+from nets.weights import sha256_hex
 from tests.cli.helpers import assert_clean_error, run_cli
 from training.rollout_labels import (
     MANIFEST,
@@ -40,7 +41,7 @@ from training.rollout_labels import (
     shard_path,
     structure_keys,
 )
-from training.supervised import GAME_ID_STRIDE, file_digest
+from training.supervised.shards import GAME_ID_STRIDE
 from weights import DEFAULT_WEIGHTS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -164,7 +165,7 @@ def test_the_manifest_states_the_net_the_settings_and_the_counts(dataset: tuple[
     cfg, out = dataset
     manifest = json.loads((out / MANIFEST).read_text())
     identity = manifest["identity"]
-    assert identity["weights_sha256"] == file_digest(DEFAULT_WEIGHTS) and identity["weights"] == "shipped"
+    assert identity["weights_sha256"] == sha256_hex(DEFAULT_WEIGHTS) and identity["weights"] == "shipped"
     assert identity["rollout"] | {"seed_rule": None} == {
         "trials": 8,
         "plies": 0,

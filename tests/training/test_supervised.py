@@ -13,36 +13,25 @@ import pytest
 
 from cli.main import main
 from engine.batch import phases
-from engine.errors import JumpgammonError
+from engine.errors import JumpgammonError, RunawayGame
 from engine.position import GamePhase, Position, validate_board
 from nets.encoding import N_INPUTS
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import FrozenNet, NetConfig, cubeless_equity
 from training.checkpoint import promote
-from training.supervised import (
+from training.supervised.data import GenerateConfig, generate, make_shard, play_positions, runner_up_children
+from training.supervised.fit import TRAINER, FitConfig, fit, widened_tensors
+from training.supervised.losses import Loss, choice_regret, choice_regrets, equity_of, ranking_loss
+from training.supervised.shards import (
     GAME_ID_STRIDE,
     GROUP_WIDTH,
     MANIFEST,
-    TRAINER,
-    FitConfig,
-    GenerateConfig,
-    Loss,
     Shard,
-    choice_regret,
-    choice_regrets,
-    equity_of,
-    fit,
-    generate,
     group_matrix,
     held_out,
     load_phase_data,
-    make_shard,
-    play_positions,
-    ranking_loss,
-    runner_up_children,
     shard_paths,
-    widened_tensors,
 )
 from weights import SHIPPED_DIR
 
@@ -229,8 +218,8 @@ def test_choice_regret_is_the_label_equity_lost_by_the_nets_choice() -> None:
 
 
 def test_a_net_that_cannot_finish_a_game_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("training.supervised.MAX_PLIES", 4)  # no game ends within 4 moves
-    with pytest.raises(JumpgammonError, match="cannot finish"):
+    monkeypatch.setattr("engine.game.MAX_PLIES", 4)  # no game ends within 4 moves
+    with pytest.raises(RunawayGame, match="cannot finish"):
         play_positions(load_evaluator(), 1, 1, (1.0, 1.0), 0.0, np.random.default_rng(0))
 
 

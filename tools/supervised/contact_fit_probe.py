@@ -7,7 +7,7 @@ validation losses (per-position values and per-decision ranking):
 - ``features``: the shipped encoding against the same plus 12 candidate inputs (six per side,
   below), the new inputs' weights starting at zero so both fits start from the same function;
 - ``width``: the shipped width against a contact net widened to ``--hidden`` (new units silent at
-  the start, :func:`training.supervised.widened_tensors`); ``--save`` writes the widened
+  the start, :func:`training.supervised.fit.widened_tensors`); ``--save`` writes the widened
   candidate (race net of ``--start``) for a tournament.
 
 Usage: ``python -m tools.supervised.contact_fit_probe features|width --data D [--data D] --start W``
@@ -29,7 +29,8 @@ from nets.encoding import encode
 from nets.evaluator import Evaluator, load_evaluator
 from nets.mlp import NetConfig
 from nets.model import PhaseNet, torch_net
-from training.supervised import FitConfig, fit_net, load_phase_data, widened_tensors
+from training.supervised.fit import FitConfig, fit_net, widened_tensors
+from training.supervised.shards import load_phase_data
 
 PER_SIDE_EXTRA = 6
 EXTRA_FEATURES = (

@@ -18,7 +18,8 @@ import numpy as np
 
 from nets.evaluator import load_evaluator
 from nets.model import torch_evaluator
-from training.supervised import choice_regrets, load_phase_data
+from training.supervised.losses import choice_regrets
+from training.supervised.shards import load_phase_data
 
 
 def _mean_se(values: np.ndarray) -> str:
