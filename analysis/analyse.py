@@ -8,11 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.cubemodel import GNUBG_MODEL, MoneyCubeModel
 from analysis.evaluate import MatchDecisions, analyse_decisions
 from analysis.inputs import read_records
 from analysis.replay import GameReplay, MatchReplay, replay
 from analysis.summary import FileAnalysis, GameAnalysis, GraphPoint, MatchAnalysis, PlayerSummary, summarise_player
 from cube.met import MatchEquityTable
+from engine.errors import InvalidSpec
 from nets.base import BoardEvaluator
 
 __all__ = ["analyse_file", "match_result"]
@@ -26,21 +28,29 @@ def analyse_file(
     weights: str,
     alternatives: int = 5,
     progress: bool = True,
+    cube: MoneyCubeModel = GNUBG_MODEL,
 ) -> FileAnalysis:
     """Every match or session in ``path`` analysed at ``plies`` (``met`` at match scores; ``weights`` names the net).
 
-    Raises InvalidRecord (a ValueError) naming the file, line and fault before anything is evaluated.
+    ``cube`` is the money cube model; a match may only be analysed with gnubg's. Raises InvalidRecord
+    (a ValueError) naming the file, line and fault, or InvalidSpec for a cube model that does not fit,
+    before anything is evaluated.
     """
     start = time.perf_counter()
     replays = [replay(record) for record in read_records(path)]
     longest = max(r.length for r in replays)
     if longest:
         met.truncated(longest)  # raises naming the table when it does not reach the match length
-    decisions = analyse_decisions(ev, replays, plies, met if longest else None, alternatives, progress)
+        if not cube.is_gnubg:
+            raise InvalidSpec(
+                f"--cube {cube.spec!r}: {path.name} holds a {longest}-point match, and at a match score only "
+                "gnubg's cube model is used (--cube gnubg)"
+            )
+    decisions = analyse_decisions(ev, replays, plies, met if longest else None, alternatives, progress, cube)
     matches = tuple(_match(r, d, met) for r, d in zip(replays, decisions, strict=True))
     totals = _totals(matches)
     return FileAnalysis(
-        path, plies, met.name if longest else None, weights, matches, totals, time.perf_counter() - start
+        path, plies, met.name if longest else None, weights, matches, totals, time.perf_counter() - start, cube.spec
     )
 
 

@@ -1,21 +1,25 @@
 """Every decision of the replayed matches judged at once: checker plays, cube decisions and the luck of each roll.
 
-All positions of all matches are evaluated together, a few large batched calls per stage:
+All positions of all matches are evaluated together, a few large batched calls per stage; beyond
+0 ply the candidate plays of every decision and the positions of every cube decision are valued
+in one pass (:func:`analysis.deep.plies_probabilities`: each distinct board once, the same values
+as :func:`nets.lookahead.evaluate_plies`):
 
 * **checker play**: every legal play of every roll at 0 ply; beyond 0 ply gnubg's Normal
   filter (up to 8 plays within 0.16 of the best at 0 ply, :func:`nets.lookahead.filtered_candidates`)
   plus the play made are looked at again at ``plies``. A play's value is the mover's cubeful
-  equity after it: in money, minus the opponent's equity on roll under gnubg's cube model
-  (:func:`nets.cube_advice.money_cube_decisions`, per unit of the cube, with the session's Jacoby
-  and beaver rules); at a match score, the mover's cubeful match winning chance under the same
+  equity after it: in money, minus the opponent's equity on roll under the money cube model
+  (``--cube``, :class:`analysis.cubemodel.MoneyCubeModel`; gnubg's by default,
+  :func:`nets.cube_advice.money_cube_decisions`), per unit of the cube, with the session's Jacoby
+  and beaver rules; at a match score, the mover's cubeful match winning chance under gnubg's
   model, also shown as normalised equity (EMG). The error is the best play's value minus the
   played one's, marked with :func:`analysis.marks.skill_of`.
 * **cube**: each turn where the side on roll could double, evaluated at ``plies`` before the
-  roll, decided by gnubg's model (:func:`nets.cube_advice.money_cube_decisions`,
-  :func:`nets.cube_advice.match_cube_advice`); the doubler's and the taker's errors are
+  roll, decided by the money cube model or, at a match score, gnubg's
+  (:func:`nets.cube_advice.match_cube_advice`); the doubler's and the taker's errors are
   classified as gnubg's statistics do (:class:`analysis.marks.CubeError`).
 * **luck**: for every roll, the mover's value after the 0-ply best play of each of the 21 rolls,
-  evaluated at 0 ply as gnubg does (:func:`nets.lookahead.best_children`); the luck is the value of
+  evaluated at 0 ply as gnubg does (:func:`analysis.deep.best_plays`); the luck is the value of
   the roll thrown minus their average (over the 15 non-doubles for a game's opening roll).
 
 Equities are from the view of the player who decides (the mover, the doubler, the taker), EMG
@@ -31,6 +35,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from tqdm import tqdm
 
+from analysis.cubemodel import GNUBG_MODEL, MoneyCubeModel
+from analysis.deep import best_plays, distinct_boards, evaluate_boards, plies_probabilities
 from analysis.marks import CLOSE_CUBE, CubeError, LuckMark, Skill, luck_mark, skill_of
 from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
@@ -43,8 +49,8 @@ from cube.states import CubeState
 from engine.batch import children_batch
 from engine.position import Position
 from nets.base import BoardEvaluator
-from nets.cube_advice import cube_lives, match_cube_advice, money_cube_decisions
-from nets.lookahead import ROLL_WEIGHTS, ROLLS, best_children, evaluate_plies, expand_rolls, filtered_candidates
+from nets.cube_advice import cube_lives, match_cube_advice
+from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, filtered_candidates
 from nets.mlp import flip_probabilities
 
 __all__ = [
@@ -57,10 +63,6 @@ __all__ = [
 
 #: Positions whose 21 rolls' best plays are found in one batch (21 x about 20 children each).
 LUCK_CHUNK = 256
-#: Decisions whose candidates are looked at beyond 0 ply together (one progress step).
-DEEP_DECISIONS = 16
-#: Cube positions evaluated beyond 0 ply together (one progress step).
-DEEP_CHUNK = 64
 #: Weights of the 21 rolls for a game's opening roll: the 15 non-doubles only.
 OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
 
@@ -161,12 +163,13 @@ def values_after_play(
     opp_probs: np.ndarray,
     context_of: np.ndarray,
     contexts: Sequence[CubeContext],
+    model: MoneyCubeModel = GNUBG_MODEL,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The mover's cubeful value of each child: (EMG per unit of the cube, MWC or nan in money).
 
     ``kids`` (n, 26) are seen by the opponent, on roll after the play, with ``opp_probs`` its
     probabilities; row ``i`` was played with the mover's cube ``contexts[context_of[i]]``; ``met``
-    is needed where a context is at a match score.
+    is needed where a context is at a match score, ``model`` is the money cube model.
     """
     n = len(kids)
     emg = np.empty(n)
@@ -181,7 +184,7 @@ def values_after_play(
         rules = np.array([2 * contexts[k].jacoby + contexts[k].beavers for k in context_of[rows]])
         for rule in np.unique(rules):
             part = rows[rules == rule]
-            d = money_cube_decisions(
+            d = model.decide(
                 kids[part], opp_probs[part], states[rules == rule], jacoby=bool(rule & 2), beavers=bool(rule & 1)
             )
             emg[part] = -d.equity
@@ -223,12 +226,16 @@ def analyse_checker(
     alternatives: int,
     bar: tqdm | None = None,
     deep: dict[bytes, np.ndarray] | None = None,
+    model: MoneyCubeModel = GNUBG_MODEL,
+    also: np.ndarray | None = None,
 ) -> tuple[list[CheckerDecision], np.ndarray]:
     """Every roll's play judged at ``plies`` (module docstring), and each turn's played-child row index.
 
     Returns the decisions (without luck; see :func:`analyse_decisions`) and, per turn, the mover's
     (EMG, MWC) after the play made as a (n, 2) array. ``deep`` collects the probabilities of every
-    board evaluated at ``plies`` (keyed by its bytes, side on roll's view) for the cube analysis.
+    board evaluated at ``plies`` (keyed by its bytes, side on roll's view) for the cube analysis;
+    ``also`` names more boards (the cube decisions' positions) to value at ``plies`` in the same
+    batch, every distinct board of both looked at once (:func:`analysis.deep.plies_probabilities`).
     """
     n = len(turns)
     if n == 0:
@@ -244,8 +251,8 @@ def analyse_checker(
         played[i] = offsets[i] + hit[0]
     context_of, contexts = _contexts(turns)
     row_context = context_of[segment]
-    probs = ev.evaluate_boards(kids)
-    emg, mwc = values_after_play(met, kids, probs, row_context, contexts)
+    probs = evaluate_boards(ev, kids)
+    emg, mwc = values_after_play(met, kids, probs, row_context, contexts, model)
     depth = np.zeros(len(kids), np.int64)
     if plies > 0:
         keep = filtered_candidates(emg, offsets)
@@ -255,14 +262,18 @@ def analyse_checker(
         per_segment = np.bincount(segment[look], minlength=n)
         look &= per_segment[segment] > 1  # a decision with one candidate needs no deeper look
         rows = np.flatnonzero(look)
-        contested = np.unique(segment[rows])
-        _advance(bar, n - len(contested))
-        for lo in range(0, len(contested), DEEP_DECISIONS):
-            part = rows[np.isin(segment[rows], contested[lo : lo + DEEP_DECISIONS])]
-            probs[part] = evaluate_plies(ev, kids[part], plies)
-            _advance(bar, len(contested[lo : lo + DEEP_DECISIONS]))
+        _advance(bar, n)
+        extra = np.zeros((0, 26), np.int8) if also is None else np.asarray(also, np.int8).reshape(-1, 26)
+        boards_deep = np.concatenate([kids[rows], extra])
+        if bar is not None:
+            bar.total += len(boards_deep)
+            bar.refresh()
+        found = plies_probabilities(ev, boards_deep, plies, progress=lambda k: _advance(bar, k))
+        probs[rows] = found[: len(rows)]
+        if deep is not None:
+            deep.update((extra[k].tobytes(), found[len(rows) + k]) for k in range(len(extra)))
         if len(rows):
-            emg[rows], mwc[rows] = values_after_play(met, kids[rows], probs[rows], row_context[rows], contexts)
+            emg[rows], mwc[rows] = values_after_play(met, kids[rows], probs[rows], row_context[rows], contexts, model)
         depth[rows] = plies
         if deep is not None:
             deep.update((kids[r].tobytes(), probs[r]) for r in rows)
@@ -331,27 +342,32 @@ def _mover_probabilities(opp: np.ndarray) -> tuple[float, float, float, float, f
 
 
 def analyse_luck(
-    ev: BoardEvaluator, turns: Sequence[CheckerTurn], met: MatchEquityTable | None, bar: tqdm | None = None
+    ev: BoardEvaluator,
+    turns: Sequence[CheckerTurn],
+    met: MatchEquityTable | None,
+    bar: tqdm | None = None,
+    model: MoneyCubeModel = GNUBG_MODEL,
 ) -> list[Luck]:
     """Each roll's luck for the side that rolled (module docstring), at 0 ply."""
     n = len(turns)
     if n == 0:
         return []
     boards = np.stack([t.position.array for t in turns])
-    keys = boards.view(np.dtype((np.void, 26))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    distinct = boards[first]
+    distinct, _, inverse = distinct_boards(boards)
     best = np.empty((len(distinct), len(ROLLS), 26), np.int8)
+    best_probs = np.empty((len(distinct), len(ROLLS), 5))
     for lo in range(0, len(distinct), LUCK_CHUNK):
         part = distinct[lo : lo + LUCK_CHUNK]
         rep, rolls = expand_rolls(part)
-        best[lo : lo + len(part)] = best_children(ev, rep, rolls).reshape(len(part), len(ROLLS), 26)
+        kids_part, probs_part = best_plays(ev, rep, rolls)
+        best[lo : lo + len(part)] = kids_part.reshape(len(part), len(ROLLS), 26)
+        best_probs[lo : lo + len(part)] = probs_part.reshape(len(part), len(ROLLS), 5)
         _advance(bar, len(part))
     _advance(bar, n - len(distinct))  # repeated positions (openings) cost nothing more
     context_of, contexts = _contexts(turns)
-    kids = best[inverse.ravel()].reshape(-1, 26)
-    probs = ev.evaluate_boards(kids)
-    emg, mwc = values_after_play(met, kids, probs, np.repeat(context_of, len(ROLLS)), contexts)
+    kids = best[inverse].reshape(-1, 26)
+    probs = best_probs[inverse].reshape(-1, 5)
+    emg, mwc = values_after_play(met, kids, probs, np.repeat(context_of, len(ROLLS)), contexts, model)
     emg, mwc = emg.reshape(n, len(ROLLS)), mwc.reshape(n, len(ROLLS))
     opening = np.array([t.opening for t in turns])
     weights = np.where(opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
@@ -372,6 +388,7 @@ def analyse_cube(
     met: MatchEquityTable | None,
     bar: tqdm | None = None,
     deep: dict[bytes, np.ndarray] | None = None,
+    model: MoneyCubeModel = GNUBG_MODEL,
 ) -> list[CubeDecisionAnalysis]:
     """Each turn where the side on roll could double, judged at ``plies`` (module docstring).
 
@@ -389,10 +406,8 @@ def analyse_cube(
         probs[i] = known[boards[i].tobytes()]
     _advance(bar, len(found))
     missing = np.setdiff1d(np.arange(n), found)
-    for lo in range(0, len(missing), DEEP_CHUNK):
-        part = missing[lo : lo + DEEP_CHUNK]
-        probs[part] = evaluate_plies(ev, boards[part], plies)
-        _advance(bar, len(part))
+    if len(missing):
+        probs[missing] = plies_probabilities(ev, boards[missing], plies, progress=lambda k: _advance(bar, k))
     out: list[CubeDecisionAnalysis] = []
     money = [i for i, t in enumerate(turns) if t.cube.match is None]
     triples: dict[int, tuple[ProperAction, float, float, float, float, tuple[float, float, float] | None]] = {}
@@ -402,7 +417,7 @@ def analyse_cube(
             if not rows:
                 continue
             states = np.array([str(turns[i].cube.state) for i in rows])
-            d = money_cube_decisions(boards[rows], probs[rows], states, jacoby=jacoby, beavers=beavers)
+            d = model.decide(boards[rows], probs[rows], states, jacoby=jacoby, beavers=beavers)
             for k, i in enumerate(rows):
                 one = d[k]
                 beaver = one.double_beaver if one.double_beaver is not None else np.inf
@@ -513,17 +528,22 @@ def analyse_decisions(
     met: MatchEquityTable | None,
     alternatives: int = 5,
     progress: bool = True,
+    model: MoneyCubeModel = GNUBG_MODEL,
 ) -> list[MatchDecisions]:
-    """Every decision of every match judged in one batch per stage (module docstring); one result per match."""
+    """Every decision of every match judged in one batch per stage (module docstring); one result per match.
+
+    ``model`` is the money cube model (gnubg's by default; matches always use gnubg's).
+    """
     checker_turns = [t for m in matches for g in m.games for t in g.checker]
     cube_turns = [t for m in matches for g in m.games for t in g.cube]
     total = 2 * len(checker_turns) + len(cube_turns)
     with tqdm(total=total, unit="position", disable=not progress, desc=f"analysis at {plies} ply", leave=False) as bar:
         deep: dict[bytes, np.ndarray] = {}
-        checker, after = analyse_checker(ev, checker_turns, plies, met, alternatives, bar, deep)
-        luck = analyse_luck(ev, checker_turns, met, bar)
+        cube_boards = np.array([t.position.array for t in cube_turns], np.int8).reshape(-1, 26)
+        checker, after = analyse_checker(ev, checker_turns, plies, met, alternatives, bar, deep, model, cube_boards)
+        luck = analyse_luck(ev, checker_turns, met, bar, model)
         checker = [replace(d, luck=lk) for d, lk in zip(checker, luck, strict=True)]
-        cubes = analyse_cube(ev, cube_turns, plies, met, bar, deep)
+        cubes = analyse_cube(ev, cube_turns, plies, met, bar, deep, model)
     out = []
     c0 = k0 = 0
     for m in matches:

@@ -156,6 +156,8 @@ def _summary(players: tuple[PlayerSummary, PlayerSummary], money: bool, m: Match
 def render_html(a: FileAnalysis, games: Sequence[tuple[MatchAnalysis, GameAnalysis]] | None = None) -> str:
     """The page of an analysis (every game of every match unless ``games`` picks some)."""
     depth = f"{a.plies} ply" + (f", MET {html.escape(a.met)}" if a.met else "")
+    if any(not m.length for m in a.matches):
+        depth += f", money cube model {html.escape(a.cube)}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -154,6 +154,8 @@ def format_match(m: MatchAnalysis) -> list[str]:
 def format_text(a: FileAnalysis) -> str:
     """The whole report: a header, each match, and the totals over the file when it holds several matches."""
     depth = f"{a.plies} ply" + (f", MET {a.met}" if a.met else "")
+    if any(not m.length for m in a.matches):
+        depth += f", money cube model {a.cube}"
     lines = [
         f"Analysis of {a.path.name} at {depth} (luck at 0 ply), net {a.weights}: {len(a.matches)} "
         f"{'match' if len(a.matches) == 1 else 'matches'} in {a.seconds:.1f} s",

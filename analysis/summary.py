@@ -142,7 +142,8 @@ class FileAnalysis:
     """Everything found in one file: its matches and, over all of them, each player's summary.
 
     ``plies`` is the depth of checker and cube analysis (luck is always 0 ply), ``met`` the
-    match equity table used at a match score, ``seconds`` the time the analysis took.
+    match equity table used at a match score, ``seconds`` the time the analysis took, ``cube``
+    the money cube model's spec (``gnubg``: gnubg's model; at a match score always gnubg's).
     """
 
     path: Path
@@ -152,6 +153,7 @@ class FileAnalysis:
     matches: tuple[MatchAnalysis, ...]
     totals: tuple[PlayerSummary, PlayerSummary]
     seconds: float
+    cube: str = "gnubg"
 
 
 def _rate(error: float, count: int) -> float | None:

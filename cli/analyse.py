@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from analysis.analyse import analyse_file
+from analysis.cubemodel import money_cube_model
 from analysis.html import render_html
 from analysis.report import format_text, to_json
 from cli.common import PLIES, add_json_argument, add_met_argument, existing_file, int_range
@@ -43,6 +44,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="ranked plays kept per move in --json and --html (default 5, plus the play made)",
     )
+    p.add_argument(
+        "--cube",
+        default="gnubg",
+        metavar="MODEL",
+        help=(
+            "money cube model for cubeful equities and cube decisions: gnubg (default), dead, live, janowski:X, "
+            "janowski:X1,X2, jump:ALPHA[:APPROXIMATION]; at a match score only gnubg"
+        ),
+    )
     p.add_argument("--html", type=Path, default=None, metavar="FILE", help="also write a self-contained HTML page")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_met_argument(p)
@@ -57,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--html {str(args.html)!r} is a folder")
         if not args.html.parent.is_dir():
             raise ValueError(f"--html {str(args.html)!r}: folder {str(args.html.parent)!r} does not exist")
+    cube = money_cube_model(args.cube)
     met = met_by_name(args.met)
     ev = load_evaluator(args.weights)
     weights = args.weights.name if args.weights is not None else "shipped"
-    result = analyse_file(args.file, ev, args.plies, met, weights, args.alternatives, progress=not args.no_progress)
+    result = analyse_file(
+        args.file, ev, args.plies, met, weights, args.alternatives, progress=not args.no_progress, cube=cube
+    )
     if args.html is not None:
         write_atomic(args.html, render_html(result).encode("utf-8"))
     if args.json:
