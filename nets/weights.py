@@ -124,7 +124,7 @@ def weights_digest(path: str | Path) -> str:
     return "sha256:" + sha256_hex(path)[:16]
 
 
-def write_atomic(path: str | Path, data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it and a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
