@@ -34,7 +34,7 @@ from engine.errors import JumpgammonError
 from engine.game import Dice, result_multipliers
 from engine.match import MAX_CUBE
 from engine.position import GamePhase, Position
-from players.base import Player
+from players.base import CubeContext, Player
 from players.cube import cube_states_for
 
 DICE_CHUNK = 64  # rolls drawn per game at a time; games longer than that draw more
@@ -61,12 +61,12 @@ class MatchScores:
     away: np.ndarray
     crawford: np.ndarray
 
-    def cubes(self, games: np.ndarray, seats: np.ndarray, values: np.ndarray, states: np.ndarray) -> np.ndarray:
-        """The :class:`MatchCube` of ``seats`` in ``games`` (cube ``values``, ``states`` their view), as objects."""
-        out = np.empty(len(games), dtype=object)
+    def cubes(self, games: np.ndarray, seats: np.ndarray, values: np.ndarray, states: np.ndarray) -> list[MatchCube]:
+        """The :class:`MatchCube` of ``seats`` in ``games`` (cube ``values``, ``states`` their view)."""
+        out = []
         for j, (g, seat) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
             score = MatchScore(int(self.away[g, seat]), int(self.away[g, 1 - seat]), bool(self.crawford[g]))
-            out[j] = MatchCube(score, int(values[j]), CubeState(states[j]))
+            out.append(MatchCube(score, int(values[j]), CubeState(states[j])))
         return out
 
 
@@ -154,7 +154,14 @@ def _by_player(
         step = max_rows or max(len(rows), 1)
         for start in range(0, len(rows), step):
             part = rows[start : start + step]
-            extra = [a[part] if isinstance(a, np.ndarray) and a.shape[:1] == who.shape else a for a in args]
+            extra = [
+                a.rows(part)
+                if isinstance(a, CubeContext)
+                else a[part]
+                if isinstance(a, np.ndarray) and a.shape[:1] == who.shape
+                else a
+                for a in args
+            ]
             got = np.asarray(getattr(players[p], call)(boards[part], *extra))
             if out is None:
                 out = np.empty((len(who), *got.shape[1:]), dtype=got.dtype)
@@ -174,7 +181,7 @@ class Lockstep:
     Points, winner and multiplier are those of the cube game, from seat 0's view for points.
 
     With ``match`` each game is a game of a match at that score: the players answer the cube
-    questions at their :class:`MatchCube` (:meth:`Player.match_double_actions`), no one doubles in
+    questions at their :class:`MatchCube` (a match :class:`CubeContext`), no one doubles in
     the Crawford game, and a side doubles only while the current cube does not already win it the
     match (the cube is dead at the end of a match). Points are the game's, not capped at the score.
     """
@@ -250,13 +257,11 @@ class Lockstep:
         states = cube_states_for(self.owner[idx], self.on_roll[idx])
         seat = self.on_roll[idx]
         who = (seat != self.seat_of_a[idx]).astype(np.int64)
-        calls = ("double_actions", "double_responses")
-        args: tuple[object, ...] = (rules.jacoby, rules.beavers)
-        if self.match is not None:
-            calls = ("match_double_actions", "match_double_responses")
-            states = self.match.cubes(idx, seat, self.cube[idx], states)
-            args = ()
-        actions, other = self._ask_both(who, calls[0], self.boards[idx], states, *args)
+        if self.match is None:
+            context = CubeContext.money(states, rules.jacoby, rules.beavers)
+        else:
+            context = CubeContext.match(self.match.cubes(idx, seat, self.cube[idx], states))
+        actions, other = self._ask_both(who, "double_actions", self.boards[idx], context)
         np.add.at(c["cube_decisions"], (idx, seat), 1)
         np.add.at(c["too_good"], (idx, seat), actions == CubeAction.TOO_GOOD)
         if other is not None:
@@ -271,7 +276,7 @@ class Lockstep:
         np.add.at(c["doubles"], (didx, dseat), 1)
         taker_view = flip_boards(self.boards[didx])
         twho = 1 - who[doubling]
-        answers, other = self._ask_both(twho, calls[1], taker_view, states[doubling], *args)
+        answers, other = self._ask_both(twho, "double_responses", taker_view, context.rows(doubling))
         if not rules.beavers:
             answers = np.where(answers == CubeResponse.BEAVER, CubeResponse.TAKE, answers)
         np.add.at(c["cube_decisions"], (didx, taker), 1)
@@ -436,10 +441,6 @@ def play_block(
 
 
 def decider_counts(player: Player) -> tuple[int, int]:
-    """(positions judged, lookaheads run) so far by a player's cube deciders (money and match), (0, 0) without."""
-    judged = lookaheads = 0
-    for attribute in ("decider", "match_decider"):
-        decider = getattr(player, attribute, None)
-        if decider is not None:
-            judged, lookaheads = judged + decider.decisions, lookaheads + decider.lookaheads
-    return judged, lookaheads
+    """(positions judged, lookaheads run) so far by a player's cube decider, (0, 0) without one."""
+    decider = getattr(player, "decider", None)
+    return (0, 0) if decider is None else (decider.decisions, decider.lookaheads)

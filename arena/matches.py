@@ -19,17 +19,12 @@ points beyond what a side needs count for nothing.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import DiceStreams, Lockstep, MatchScores, Rules, decider_counts
-from arena.stats import pair_statistics
 from engine.errors import JumpgammonError
 from engine.position import Position
 from players.base import Player
@@ -37,7 +32,7 @@ from players.base import Player
 MATCH_RULES = Rules(cubeful=True)
 #: The longest match this arena plays (the published tables reach 25 points).
 MAX_MATCH_LENGTH = 25
-_CUBE_COUNTERS = ("doubles", "takes", "passes", "too_good", "cube_decisions", "cube_disagreements")
+MATCH_CUBE_COUNTERS = ("doubles", "takes", "passes", "too_good", "cube_decisions", "cube_disagreements")
 
 
 @dataclass
@@ -114,7 +109,9 @@ def play_match_block(
         for name in ("games", "crawford_games", "post_crawford_games", "plies", "passes_ending_games", "cube_total")
     }
     max_cube = np.zeros(n, np.int64)
-    per_seat = {name: np.zeros((n, 2), np.int64) for name in ("game_wins", "gammons", "backgammons", *_CUBE_COUNTERS)}
+    per_seat = {
+        name: np.zeros((n, 2), np.int64) for name in ("game_wins", "gammons", "backgammons", *MATCH_CUBE_COUNTERS)
+    }
     records: list[list[dict[str, object]]] | None = [[] for _ in range(n)] if record else None
     before = [decider_counts(p) for p in players]
     game = 0
@@ -168,7 +165,7 @@ def play_match_block(
         np.add.at(per_seat["game_wins"], (rows, g.winner), 1)
         np.add.at(per_seat["gammons"], (rows, g.winner), g.multiplier >= 2)
         np.add.at(per_seat["backgammons"], (rows, g.winner), g.multiplier >= 3)
-        for name in _CUBE_COUNTERS:
+        for name in MATCH_CUBE_COUNTERS:
             per_seat[name][rows] += g.counters[name]
         # the score: points beyond what the winner needs count for nothing
         away[rows, g.winner] = np.maximum(away[rows, g.winner] - points, 0)
@@ -198,130 +195,13 @@ def play_match_block(
     )
 
 
-# --- results over many blocks ------------------------------------------------------------------
-
-
-@dataclass
-class MatchSideStats:
-    """One player's counts over a match tournament (games and cube actions summed over all matches)."""
-
-    matches_won: int = 0
-    games_won: int = 0
-    gammons: int = 0  # games won with a gammon (or backgammon)
-    backgammons: int = 0
-    doubles: int = 0
-    takes: int = 0
-    passes: int = 0
-    too_good: int = 0
-    cube_decisions: int = 0
-    cube_disagreements: int = 0  # cube questions where the other player would have answered otherwise
-    cube_evaluations: int = 0  # positions its match cube strategy judged
-    lookaheads: int = 0
-
-
-@dataclass
-class MatchTournamentResult:
-    """Player A's match-winning chance against B in N-point matches, with its standard error."""
-
-    player_a: str
-    player_b: str
-    match_length: int
-    met: str
-    matches: int
-    pairs: int
-    seed: int
-    mwc: float  # fraction of the matches A won
-    se: float | None  # from the mirrored pairs; None with a single pair
-    ci95: tuple[float, float] | None
-    games: int
-    mean_games_per_match: float
-    crawford_games: int
-    post_crawford_games: int
-    a: MatchSideStats
-    b: MatchSideStats
-    mean_final_cube: float  # per game
-    max_final_cube: int
-    passes_ending_games: int
-    seconds: float
-    matches_per_second: float
-    games_per_second: float
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict (the README lists the keys)."""
-        d = asdict(self)
-        d["ci95"] = list(self.ci95) if self.ci95 is not None else None
-        return d
-
-
 def pair_match_wins(blocks: list[MatchBlockResult]) -> np.ndarray:
     """Player A's share of the two matches of each mirrored pair (0, 0.5 or 1) over ``blocks``, in order."""
     out = [(r.winner == r.seat_of_a).astype(np.float64).reshape(-1, 2).mean(axis=1) for r in blocks]
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def _match_side(blocks: list[MatchBlockResult], a_side: bool) -> MatchSideStats:
-    s = MatchSideStats()
-    for r in blocks:
-        seat = r.seat_of_a if a_side else 1 - r.seat_of_a
-        s.matches_won += int((r.winner == seat).sum())
-        s.games_won += int(r.game_wins[np.arange(r.matches), seat].sum())
-        add_seat_counts(s, r, seat, a_side, ("gammons", "backgammons", *_CUBE_COUNTERS))
-    return s
-
-
-def summarise_matches(
-    names: tuple[str, str],
-    match_length: int,
-    met: str,
-    seed: int,
-    blocks: list[MatchBlockResult],
-    seconds: float,
-    fresh: set[int] | None = None,
-) -> MatchTournamentResult:
-    """The result of the finished match blocks (in pair order) from A's view.
-
-    ``fresh`` holds the first pairs of the blocks played in ``seconds`` (default all), so the
-    rates are those of this run, not counting blocks a resumed run read from its ledger.
-    """
-    wins = pair_match_wins(blocks)
-    mwc, se, ci95 = pair_statistics(wins)
-    if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be
-        ci95 = (max(0.0, ci95[0]), min(1.0, ci95[1]))
-    games = int(sum(int(b.games.sum()) for b in blocks))
-    matches = int(sum(b.matches for b in blocks))
-    now = [b for b in blocks if fresh is None or b.first_pair in fresh]
-    return MatchTournamentResult(
-        player_a=names[0],
-        player_b=names[1],
-        match_length=match_length,
-        met=met,
-        matches=matches,
-        pairs=len(wins),
-        seed=seed,
-        mwc=mwc,
-        se=se,
-        ci95=ci95,
-        games=games,
-        mean_games_per_match=games / matches,
-        crawford_games=int(sum(int(b.crawford_games.sum()) for b in blocks)),
-        post_crawford_games=int(sum(int(b.post_crawford_games.sum()) for b in blocks)),
-        a=_match_side(blocks, True),
-        b=_match_side(blocks, False),
-        mean_final_cube=float(sum(int(b.cube_total.sum()) for b in blocks) / games),
-        max_final_cube=int(max(int(b.max_cube.max()) for b in blocks)),
-        passes_ending_games=int(sum(int(b.passes_ending_games.sum()) for b in blocks)),
-        seconds=seconds,
-        matches_per_second=sum(b.matches for b in now) / seconds if seconds > 0 else math.inf,
-        games_per_second=sum(int(b.games.sum()) for b in now) / seconds if seconds > 0 else math.inf,
-    )
-
-
-def save_matches(path: Path, result: MatchTournamentResult, blocks: list[MatchBlockResult]) -> None:
-    """Write every match (its games: score before, Crawford flag, dice, moves, cube actions) as JSON lines."""
-    save_block_lines(path, result.to_json(), (result.player_a, result.player_b), blocks, _match_line)
-
-
-def _match_line(block: MatchBlockResult, j: int, games: object) -> dict[str, object]:
+def match_line(block: MatchBlockResult, j: int, games: object) -> dict[str, object]:
     """The saved line of match ``j`` of ``block`` after its pair and seats: its length, outcome and games."""
     return {
         "match_length": int(block.match_length[j]),

@@ -86,9 +86,8 @@ from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, evaluate_plies, expand_rolls, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
-from players.base import Player
+from players.base import CubeContext, Player
 from players.cube import cube_states_for, parse_cube_spec
-from players.match_cube import parse_match_cube_spec
 from players.net import NetPlayer
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
@@ -662,7 +661,7 @@ def _truncate(
     elif rules.cubeful and open_.any():
         r = rows[open_]
         states = cube_states_for(g.owner[r], g.on_roll[r])
-        equity = player.cube_equities(g.boards[r], states, rules.jacoby, rules.beavers)
+        equity = player.cube_equities(g.boards[r], CubeContext.money(states, rules.jacoby, rules.beavers))
         if equity is None:
             equity = cubeless_equity(probs[open_])
         sign = np.where(seat[open_] == 0, 1.0, -1.0)
@@ -846,14 +845,11 @@ def build_players(config: RolloutConfig, match: bool = False) -> RolloutPlayers:
     """The players of both sides (``match``: at match scores, the cube spec a match cube strategy) and their
     0-ply evaluator; raises InvalidSpec or InvalidWeights."""
     evaluator = load_evaluator(config.weights)
-    if match:
-        cube, match_cube = parse_cube_spec("none"), parse_match_cube_spec(config.cube_spec, config.match_table())
-    else:
-        cube, match_cube = parse_cube_spec(config.cube_spec), None
+    cube = parse_cube_spec(config.cube_spec, config.match_table() if match else None)
 
     def net(plies: int, cube_plies: int) -> Player:
         name = f"net@{plies}" + (f" [{config.cube_spec}, cube {cube_plies}-ply]" if config.cubeful else "")
-        return NetPlayer(evaluator, plies, cube, name, match_cube, cube_plies=cube_plies)
+        return NetPlayer(evaluator, plies, cube, name, cube_plies=cube_plies)
 
     late = None if config.late_after is None else net(config.late_plies, config.late_plies)
     horizon = None

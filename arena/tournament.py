@@ -8,7 +8,9 @@ cancels within a pair and the pairs are independent).
 
 With ``match_length`` the tournament plays N-point matches instead (:mod:`arena.matches`): the
 "games" of the config count matches, the players' cube specs are match cube specs deciding with
-the table ``met``, and the result is A's match-winning chance with its standard error.
+the table ``met``, and the result is A's match-winning chance with its standard error. Money play
+is the case of no match length: one config, one runner (:func:`run_tournament`) and one result
+(:class:`TournamentResult`) serve both.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +30,12 @@ from arena import ledger
 from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import BlockResult, Rules, play_block
 from arena.matches import (
+    MATCH_CUBE_COUNTERS,
     MAX_MATCH_LENGTH,
     MatchBlockResult,
-    MatchTournamentResult,
+    match_line,
     pair_match_wins,
     play_match_block,
-    summarise_matches,
 )
 from arena.replay import play_trajectories, replay_block
 from arena.stats import pair_statistics
@@ -64,7 +66,7 @@ class PlayerSpec:
 class TournamentConfig:
     """A tournament: two players, the number of games (even: mirrored pairs), the seed and the rules.
 
-    ``match_length`` 0 plays money games; N plays N-point matches (``games`` then counts matches,
+    ``match_length`` None plays money games; N plays N-point matches (``games`` then counts matches,
     the rules must be cubeful without Jacoby or beavers, and ``met`` names the players' table).
     """
 
@@ -75,12 +77,12 @@ class TournamentConfig:
     rules: Rules = field(default_factory=Rules)
     block_pairs: int = BLOCK_PAIRS
     compare_cube: bool = True  # put every cube question to both players to count their disagreements
-    match_length: int = 0
+    match_length: int | None = None
     met: str = DEFAULT_MET
     replay: bool = True  # replay blocks when both players move alike (see ``replays``); the same games either way
 
     def __post_init__(self) -> None:
-        if not 0 <= self.match_length <= MAX_MATCH_LENGTH:
+        if self.match_length is not None and not 1 <= self.match_length <= MAX_MATCH_LENGTH:
             raise InvalidSpec(f"match length {self.match_length} is not 1 to {MAX_MATCH_LENGTH}")
         if self.match_length and (self.rules.jacoby or self.rules.beavers):
             raise InvalidSpec("matches are played without the Jacoby rule and beavers")
@@ -89,7 +91,7 @@ class TournamentConfig:
 
     def match_table(self) -> MatchEquityTable | None:
         """The players' match equity table in a match tournament, None for money games."""
-        if not self.match_length:
+        if self.match_length is None:
             return None
         met = met_by_name(self.met)
         if met.length < self.match_length:
@@ -115,7 +117,7 @@ class TournamentConfig:
         ``on_done`` hears, as the block goes, how many more of its games (or matches) have ended (a
         replay counts a pair's two games when its cubeless game ends).
         """
-        if self.match_length:
+        if self.match_length is not None:
             return play_match_block(
                 players, self.seed, first, count, self.match_length, record, self.compare_cube, on_done
             )
@@ -134,7 +136,7 @@ class TournamentConfig:
         Their blocks are replayed over one cubeless game per pair (:mod:`arena.replay`): the same
         games as playing both, at about half the cost of the checker play.
         """
-        return self.replay and not self.match_length and same_checker_play(self.a.spec, self.b.spec)
+        return self.replay and self.match_length is None and same_checker_play(self.a.spec, self.b.spec)
 
     def blocks(self) -> list[tuple[int, int]]:
         """(first pair, pairs) of every block, in order."""
@@ -144,15 +146,16 @@ class TournamentConfig:
 
 @dataclass
 class SideStats:
-    """One player's counts over a tournament."""
+    """One player's counts over a tournament (in matches: games and cube actions summed over all matches)."""
 
-    wins: int = 0
+    matches_won: int = 0  # matches only
+    wins: int = 0  # games won
     gammons: int = 0  # games won with a gammon (or backgammon) scored
     backgammons: int = 0
     doubles: int = 0
     takes: int = 0
     passes: int = 0
-    beavers: int = 0
+    beavers: int = 0  # money only
     too_good: int = 0
     cube_decisions: int = 0
     cube_disagreements: int = (
@@ -161,10 +164,35 @@ class SideStats:
     cube_evaluations: int = 0  # positions its cube strategy judged (its own questions and, to compare, the other's)
     lookaheads: int = 0  # of those, how many needed the 441-roll lookahead (jump-local)
 
+    def to_json(self, matches: bool) -> dict[str, int]:
+        """JSON-ready counts: a money tournament's, or with ``matches`` a match tournament's (no beavers)."""
+        d = asdict(self)
+        if not matches:
+            del d["matches_won"]
+            return d
+        del d["beavers"]
+        return {("games_won" if key == "wins" else key): value for key, value in d.items()}
+
+
+# The keys of a result's JSON, in order: money games, and matches.
+_MONEY_KEYS = (
+    "player_a", "player_b", "games", "pairs", "seed", "rules", "ppg", "se", "ci95", "a", "b",
+    "mean_final_cube", "max_final_cube", "passes_ending_games", "seconds", "games_per_second",
+)  # fmt: skip
+_MATCH_KEYS = (
+    "player_a", "player_b", "match_length", "met", "matches", "pairs", "seed", "mwc", "se", "ci95", "games",
+    "mean_games_per_match", "crawford_games", "post_crawford_games", "a", "b", "mean_final_cube",
+    "max_final_cube", "passes_ending_games", "seconds", "matches_per_second", "games_per_second",
+)  # fmt: skip
+
 
 @dataclass
 class TournamentResult:
-    """Player A's points per game against B, with its standard error, and what happened on the way."""
+    """Player A's points per game (money) or match-winning chance (matches) against B, its SE, and what happened.
+
+    ``match_length`` is None for money games; the match fields (``met``, ``matches``, the Crawford
+    counts, the per-match rates) are then None too.
+    """
 
     player_a: str
     player_b: str
@@ -172,22 +200,47 @@ class TournamentResult:
     pairs: int
     seed: int
     rules: dict[str, Any]
-    ppg: float
-    se: float | None  # None with a single pair
+    mean: float  # A's mean per pair: points per game, or the fraction of the matches A won
+    se: float | None  # from the mirrored pairs; None with a single pair
     ci95: tuple[float, float] | None
     a: SideStats
     b: SideStats
-    mean_final_cube: float
+    mean_final_cube: float  # per game
     max_final_cube: int
     passes_ending_games: int
     seconds: float
     games_per_second: float
+    match_length: int | None = None
+    met: str | None = None
+    matches: int | None = None
+    mean_games_per_match: float | None = None
+    crawford_games: int | None = None
+    post_crawford_games: int | None = None
+    matches_per_second: float | None = None
+
+    @property
+    def ppg(self) -> float:
+        """A's points per game (money tournaments)."""
+        return self.mean
+
+    @property
+    def mwc(self) -> float:
+        """A's match-winning chance: the fraction of the matches A won (match tournaments)."""
+        return self.mean
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict (the README lists the keys)."""
-        d = asdict(self)
-        d["ci95"] = list(self.ci95) if self.ci95 is not None else None
-        return d
+        """JSON-ready dict (the README lists the keys): a money tournament's, or a match tournament's."""
+        matches = self.match_length is not None
+        values: dict[str, Any] = {
+            **{f.name: getattr(self, f.name) for f in fields(self)},
+            "ppg": self.mean,
+            "mwc": self.mean,
+            "rules": dict(self.rules),
+            "ci95": list(self.ci95) if self.ci95 is not None else None,
+            "a": self.a.to_json(matches),
+            "b": self.b.to_json(matches),
+        }
+        return {key: values[key] for key in (_MATCH_KEYS if matches else _MONEY_KEYS)}
 
 
 class _Tally:
@@ -201,10 +254,7 @@ class _Tally:
 
     def pair_points(self) -> np.ndarray:
         """A's mean points (matches won, in matches) per pair, in pair order."""
-        blocks = [self.blocks[key] for key in sorted(self.blocks)]
-        if blocks and isinstance(blocks[0], MatchBlockResult):
-            return pair_match_wins([b for b in blocks if isinstance(b, MatchBlockResult)])
-        return pair_points_of([b for b in blocks if isinstance(b, BlockResult)])
+        return pair_scores([self.blocks[key] for key in sorted(self.blocks)])
 
     def running(self) -> tuple[float, float | None]:
         """(ppg or MWC, its SE) so far; no SE before two pairs."""
@@ -235,12 +285,29 @@ def pair_points_of(blocks: list[BlockResult]) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
+def pair_scores(blocks: Sequence[AnyBlock]) -> np.ndarray:
+    """A's score per mirrored pair over ``blocks`` (in the order given): mean points, or share of matches won."""
+    if blocks and isinstance(blocks[0], MatchBlockResult):
+        return pair_match_wins([b for b in blocks if isinstance(b, MatchBlockResult)])
+    return pair_points_of(money_blocks(blocks))
+
+
+def money_blocks(blocks: Sequence[AnyBlock]) -> list[BlockResult]:
+    """The money blocks among ``blocks`` (all of a money tournament's), in order."""
+    return [b for b in blocks if isinstance(b, BlockResult)]
+
+
+def _side(blocks: Sequence[AnyBlock], a_side: bool) -> SideStats:
     """Counts for A (``a_side``) or B over the blocks."""
     s = SideStats()
     for r in blocks:
         seat = r.seat_of_a if a_side else 1 - r.seat_of_a
         won = r.winner == seat
+        if isinstance(r, MatchBlockResult):
+            s.matches_won += int(won.sum())
+            s.wins += int(r.game_wins[np.arange(r.matches), seat].sum())
+            add_seat_counts(s, r, seat, a_side, ("gammons", "backgammons", *MATCH_CUBE_COUNTERS))
+            continue
         s.wins += int(won.sum())
         s.gammons += int((won & (r.multiplier >= 2)).sum())
         s.backgammons += int((won & (r.multiplier == 3)).sum())
@@ -248,45 +315,83 @@ def _side(blocks: list[BlockResult], a_side: bool) -> SideStats:
     return s
 
 
+def _games(block: AnyBlock) -> int:
+    """Games played in a block (over all its matches)."""
+    return int(block.games.sum()) if isinstance(block, MatchBlockResult) else block.games
+
+
+def _units(block: AnyBlock) -> int:
+    """Games (money) or matches in a block."""
+    return block.matches if isinstance(block, MatchBlockResult) else block.games
+
+
+def _cubes(blocks: Sequence[AnyBlock]) -> tuple[float, int, int]:
+    """(mean final cube per game, largest final cube, games ended by a pass) over the blocks."""
+    total = largest = passes = 0
+    for b in blocks:
+        if isinstance(b, MatchBlockResult):
+            total += int(b.cube_total.sum())
+            largest = max(largest, int(b.max_cube.max()))
+            passes += int(b.passes_ending_games.sum())
+        else:
+            total += int(b.final_cube.sum())
+            largest = max(largest, int(b.final_cube.max()))
+            passes += int(b.passed.sum())
+    return total / sum(_games(b) for b in blocks), largest, passes
+
+
 def summarise(
     cfg: TournamentConfig,
     names: tuple[str, str],
-    blocks: list[BlockResult],
+    blocks: Sequence[AnyBlock],
     seconds: float,
     fresh: set[int] | None = None,
 ) -> TournamentResult:
-    """The result of the finished blocks (in pair order) from A's view.
+    """The result of the finished blocks (games or matches, in pair order) from A's view.
 
     ``fresh`` holds the first pairs of the blocks played in ``seconds`` (default all; a resumed
-    run read the others from its ledger), so ``games_per_second`` is the rate of this run.
+    run read the others from its ledger), so the rates are those of this run.
     """
-    tally = _Tally()
-    for b in blocks:
-        tally.add(b)
-    pp = tally.pair_points()
-    ppg, se, ci95 = pair_statistics(pp)
-    cubes = np.concatenate([b.final_cube for b in blocks])
-    games = int(sum(b.games for b in blocks))
-    return TournamentResult(
+    scores = pair_scores(blocks)
+    mean, se, ci95 = pair_statistics(scores)
+    mean_cube, max_cube, passes = _cubes(blocks)
+    games = sum(_games(b) for b in blocks)
+    now = [b for b in blocks if fresh is None or b.first_pair in fresh]
+
+    def rate(count: int) -> float:
+        return count / seconds if seconds > 0 else math.inf
+
+    result = TournamentResult(
         player_a=names[0],
         player_b=names[1],
         games=games,
-        pairs=len(pp),
+        pairs=len(scores),
         seed=cfg.seed,
         rules=asdict(cfg.rules),
-        ppg=ppg,
+        mean=mean,
         se=se,
         ci95=ci95,
         a=_side(blocks, True),
         b=_side(blocks, False),
-        mean_final_cube=float(cubes.mean()),
-        max_final_cube=int(cubes.max()),
-        passes_ending_games=int(sum(int(b.passed.sum()) for b in blocks)),
+        mean_final_cube=mean_cube,
+        max_final_cube=max_cube,
+        passes_ending_games=passes,
         seconds=seconds,
-        games_per_second=sum(b.games for b in blocks if fresh is None or b.first_pair in fresh) / seconds
-        if seconds > 0
-        else math.inf,
+        games_per_second=rate(sum(_games(b) for b in now)),
     )
+    if cfg.match_length is None:
+        return result
+    matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
+    if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be
+        result.ci95 = (max(0.0, ci95[0]), min(1.0, ci95[1]))
+    result.match_length = cfg.match_length
+    result.met = cfg.met
+    result.matches = sum(b.matches for b in matches)
+    result.mean_games_per_match = games / result.matches
+    result.crawford_games = sum(int(b.crawford_games.sum()) for b in matches)
+    result.post_crawford_games = sum(int(b.post_crawford_games.sum()) for b in matches)
+    result.matches_per_second = rate(sum(_units(b) for b in now))
+    return result
 
 
 # --- where the blocks are played ------------------------------------------------------------
@@ -335,11 +440,6 @@ def _ray_blocks(cfg: TournamentConfig, ray: Any, record: bool, todo: list[tuple[
         yield ray.get(done[0])
 
 
-def _units(block: AnyBlock) -> int:
-    """Games (money) or matches in a block."""
-    return block.matches if isinstance(block, MatchBlockResult) else block.games
-
-
 def _play_blocks(
     cfg: TournamentConfig,
     workers: int,
@@ -383,7 +483,7 @@ def _play_blocks(
     else:
         source = _local_blocks(cfg, players, record, todo, on_done)
     started = time.perf_counter()
-    unit = "match" if cfg.match_length else "game"
+    unit = "game" if cfg.match_length is None else "match"
     resumed = sum(_units(b) for b in tally.blocks.values())
     if resumed and progress:
         print(f"resuming at {resumed:,} of {cfg.games:,} {plural(unit, cfg.games)} from {checkpoint}", file=sys.stderr)
@@ -399,7 +499,7 @@ def _play_blocks(
             bar.update(_units(block) - sum(in_block))
             in_block.clear()
             fresh.add(block.first_pair)
-            bar.set_postfix_str(running_text(*tally.running(), matches=bool(cfg.match_length)))
+            bar.set_postfix_str(running_text(*tally.running(), matches=cfg.match_length is not None))
     except (KeyboardInterrupt, Exception) as exc:
         if not raised_by_interrupt(exc):
             raise
@@ -423,43 +523,25 @@ def run_tournament(
     progress: bool = True,
     on_block: Callable[[AnyBlock], None] | None = None,
     checkpoint: Path | None = None,
-) -> tuple[TournamentResult, list[BlockResult]]:
-    """Play the money tournament; returns the result (A's view) and the blocks in pair order.
+) -> tuple[TournamentResult, list[AnyBlock]]:
+    """Play the tournament (money games, or matches); returns the result (A's view) and the blocks in pair order.
 
     The players are built here first, so a bad spec or weights file fails before any game.
     With ``checkpoint`` (a ledger, :mod:`arena.ledger`) finished blocks are kept on disk and a
     rerun of the same tournament plays only the blocks still missing.
     """
-    if cfg.match_length:
-        raise InvalidSpec("a match tournament is played by run_match_tournament")
     names, blocks, seconds, fresh = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
-    money = [b for b in blocks if isinstance(b, BlockResult)]
-    return summarise(cfg, names, money, seconds, fresh), money
+    return summarise(cfg, names, blocks, seconds, fresh), blocks
 
 
-def run_match_tournament(
-    cfg: TournamentConfig,
-    workers: int = 1,
-    ray_address: str | None = None,
-    record: bool = False,
-    progress: bool = True,
-    on_block: Callable[[AnyBlock], None] | None = None,
-    checkpoint: Path | None = None,
-) -> tuple[MatchTournamentResult, list[MatchBlockResult]]:
-    """Play the match tournament (``cfg.match_length`` > 0); returns A's MWC result and the blocks in pair order.
-
-    Workers, Ray and the ledger work as for :func:`run_tournament`.
-    """
-    if not cfg.match_length:
-        raise InvalidSpec("a money tournament is played by run_tournament")
-    names, blocks, seconds, fresh = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
-    matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
-    return summarise_matches(names, cfg.match_length, cfg.met, cfg.seed, matches, seconds, fresh), matches
-
-
-def save_games(path: Path, result: TournamentResult, blocks: list[BlockResult]) -> None:
-    """Write every game (dice, moves as resulting position IDs, cube actions) as JSON lines, atomically."""
-    save_block_lines(path, result.to_json(), (result.player_a, result.player_b), blocks, _game_line)
+def save_games(path: Path, result: TournamentResult, blocks: Sequence[AnyBlock]) -> None:
+    """Write every game (dice, moves as resulting position IDs, cube actions), or every match (its games: score
+    before, Crawford flag, events), as JSON lines after the result, atomically."""
+    header, names = result.to_json(), (result.player_a, result.player_b)
+    if result.match_length is not None:
+        save_block_lines(path, header, names, [b for b in blocks if isinstance(b, MatchBlockResult)], match_line)
+    else:
+        save_block_lines(path, header, names, money_blocks(blocks), _game_line)
 
 
 def _game_line(block: BlockResult, j: int, events: object) -> dict[str, object]:

@@ -47,7 +47,7 @@ from cli.common import (
     int_range,
     plays_cubeful,
 )
-from cli.tournament import CUBE_SPECS
+from players.cube import CUBE_SPECS
 
 MAX_TRIALS = 10_000_000
 DEFAULT_TRIALS = 1296

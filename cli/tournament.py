@@ -14,17 +14,13 @@ from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
 from arena.mat import write_mat_files
-from arena.matches import MAX_MATCH_LENGTH, MatchTournamentResult, save_matches
-from arena.tournament import BLOCK_PAIRS, plural, run_match_tournament
+from arena.matches import MAX_MATCH_LENGTH
+from arena.tournament import BLOCK_PAIRS, money_blocks, plural
 from cli.common import CUBE_SPEC_RULE, add_json_argument, int_range, plays_cubeful
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
+from players.cube import CUBE_SPECS
 from players.match_cube import match_cube_specs
-
-CUBE_SPECS = (
-    "none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:linear|nonlinear|numerical], jump-local[:ALPHA], "
-    "jump-net[:ALPHA[:FILE]], gnubg"
-)
 
 
 def even_games(text: str) -> int:
@@ -145,22 +141,25 @@ def _check_match_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play the tournament and report from A's view; returns 0."""
+    """Play the tournament (money games, or with --match-length matches) and report from A's view; returns 0."""
     _check_match_options(args)
     _check_output(args.save, "--save", folder=False)
     _check_output(args.mat, "--mat", folder=True)
-    if args.match_length is not None:
-        return _run_matches(args)
+    matches = args.match_length is not None
     cfg = TournamentConfig(
         a=PlayerSpec(args.a, args.a_cube),
         b=PlayerSpec(args.b, args.b_cube),
-        games=args.games or DEFAULT_GAMES,
+        games=(args.matches or DEFAULT_MATCHES) if matches else (args.games or DEFAULT_GAMES),
         seed=args.seed,
-        rules=Rules(
+        rules=Rules(cubeful=True)
+        if matches
+        else Rules(
             cubeful=plays_cubeful(args.cubeful, args.a_cube, args.b_cube), jacoby=args.jacoby, beavers=args.beavers
         ),
         compare_cube=not args.no_compare_cube,
         block_pairs=args.block_pairs,
+        match_length=args.match_length,
+        met=args.met or DEFAULT_MET,
     )
     record = args.save is not None or args.mat is not None
     _check_output(args.checkpoint, "--checkpoint", folder=False)
@@ -171,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         save_games(args.save, result, blocks)
     if args.mat is not None:
-        write_mat_files(args.mat, result, blocks, progress=True)
+        write_mat_files(args.mat, result, money_blocks(blocks), progress=True)
     written = _written(args, time.perf_counter() - started)
     if args.json:
         print(json.dumps({**result.to_json(), **({"files": written} if written else {})}))
@@ -188,43 +187,14 @@ def _written(args: argparse.Namespace, seconds: float) -> dict[str, Any] | None:
     return {"paths": paths, "seconds": round(seconds, 3)} if paths else None
 
 
-def _run_matches(args: argparse.Namespace) -> int:
-    """Play the match tournament and report A's match-winning percentage; returns 0."""
-    cfg = TournamentConfig(
-        a=PlayerSpec(args.a, args.a_cube),
-        b=PlayerSpec(args.b, args.b_cube),
-        games=args.matches or DEFAULT_MATCHES,
-        seed=args.seed,
-        rules=Rules(cubeful=True),
-        compare_cube=not args.no_compare_cube,
-        block_pairs=args.block_pairs,
-        match_length=args.match_length,
-        met=args.met or DEFAULT_MET,
-    )
-    _check_output(args.checkpoint, "--checkpoint", folder=False)
-    result, blocks = run_match_tournament(
-        cfg, workers=args.workers, ray_address=args.ray, record=args.save is not None, checkpoint=args.checkpoint
-    )
-    started = time.perf_counter()
-    if args.save is not None:
-        save_matches(args.save, result, blocks)
-    written = _written(args, time.perf_counter() - started)
-    if args.json:
-        print(json.dumps({**result.to_json(), **({"files": written} if written else {})}))
-    else:
-        print(format_match_result(result))
-        if written:
-            print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
-    return 0
-
-
 def _count(n: int, word: str) -> str:
     """``n`` things, the word in the number it needs ("1 mirrored pair", "2 backgammons")."""
     return f"{n:,} {plural(word, n)}"
 
 
-def format_match_result(r: MatchTournamentResult) -> str:
+def _format_match_result(r: TournamentResult) -> str:
     """Human-readable summary of a match tournament from A's view."""
+    assert r.matches is not None and r.matches_per_second is not None and r.crawford_games is not None
     se = f"{100 * r.se:.1f}%" if r.se is not None else "n/a"
     ci = f"[{100 * r.ci95[0]:.1f}%, {100 * r.ci95[1]:.1f}%]" if r.ci95 is not None else "n/a"
     lines = [
@@ -238,7 +208,7 @@ def format_match_result(r: MatchTournamentResult) -> str:
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(
-            f"  {label}: {_count(s.matches_won, 'match')}, {_count(s.games_won, 'game')}, "
+            f"  {label}: {_count(s.matches_won, 'match')}, {_count(s.wins, 'game')}, "
             f"{_count(s.gammons, 'gammon')}, {_count(s.backgammons, 'backgammon')}"
         )
     for label, s in rows:
@@ -254,7 +224,9 @@ def format_match_result(r: MatchTournamentResult) -> str:
 
 
 def format_result(r: TournamentResult) -> str:
-    """Human-readable summary from A's view."""
+    """Human-readable summary from A's view (of money games, or of matches)."""
+    if r.match_length is not None:
+        return _format_match_result(r)
     se = f"{r.se:.3f}" if r.se is not None else "n/a"
     ci = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]" if r.ci95 is not None else "n/a"
     rules = ", ".join(

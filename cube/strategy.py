@@ -26,6 +26,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -53,6 +54,7 @@ __all__ = [
     "CubeDecisions",
     "CubeStrategy",
     "JanowskiStrategy",
+    "JumpApproximation",
     "JumpStrategy",
     "dead",
     "janowski",
@@ -63,7 +65,17 @@ __all__ = [
     "money_decisions",
 ]
 
-APPROXIMATIONS: tuple[str, ...] = ("linear", "nonlinear", "numerical")
+
+class JumpApproximation(StrEnum):
+    """How the jump model's equities are computed: Higgins' linear pieces, the nonlinear model, or numerically."""
+
+    LINEAR = "linear"
+    NONLINEAR = "nonlinear"
+    NUMERICAL = "numerical"
+
+
+#: The jump approximations as a tuple, in :class:`JumpApproximation`'s order.
+APPROXIMATIONS: tuple[str, ...] = tuple(JumpApproximation)
 #: A cube state for every position, or one per position (enum members or their string values).
 CubeStates: TypeAlias = CubeState | str | Sequence[str] | NDArray[np.str_]
 #: Smallest local volatility used (a lookahead can give 0, e.g. in a certain win).
@@ -507,7 +519,7 @@ class JumpStrategy(CubeStrategy):
     def __init__(
         self,
         alpha: float,
-        approximation: str = "linear",
+        approximation: JumpApproximation | str = JumpApproximation.LINEAR,
         *,
         distribution: str = "double-exponential",
         local: bool = False,
@@ -516,12 +528,12 @@ class JumpStrategy(CubeStrategy):
         table_step: float = 0.05,
     ) -> None:
         self.alpha = float(check_volatility(alpha, "alpha"))
-        self.approximation = check_choice(approximation, "approximation", APPROXIMATIONS)
+        self.approximation = JumpApproximation(check_choice(approximation, "approximation", APPROXIMATIONS))
         self.distribution = check_choice(distribution, "distribution", ("gaussian", "double-exponential"))
         self.needs_local_volatility = local
         self.statistical = statistical
         kind = "jump_local" if local else "jump"
-        self.name = f"{kind}({self.alpha:g}, {approximation})"
+        self.name = f"{kind}({self.alpha:g}, {self.approximation})"
         self.table = _NumericalTable(self.alpha, self.distribution, N, table_step)
 
     def tabulate(self, W_max: float = 2.0, L_max: float = 2.0) -> int:
@@ -538,14 +550,14 @@ class JumpStrategy(CubeStrategy):
     ) -> dict[str, FloatArray]:
         ar: FloatArray | float = self.alpha
         al: FloatArray | float = self.alpha if local_alpha is None else local_alpha
-        if self.approximation == "linear":
+        if self.approximation is JumpApproximation.LINEAR:
             k = STATISTICAL_SCALE if self.statistical else 1.0
             ar_s = np.minimum(k * np.asarray(ar), _MAX_ALPHA)
             al_s = np.minimum(k * np.asarray(al), _MAX_ALPHA)
             pcs = linear_pieces(W, L, ar_s, al_s, jacoby=jacoby)
             eq = evaluate(pcs, P)
             eq["unavailable_doubled"] = eq[CubeState.UNAVAILABLE]
-        elif self.approximation == "nonlinear":
+        elif self.approximation is JumpApproximation.NONLINEAR:
             eq = nonlinear_equities(P, W, L, ar, al, distribution=self.distribution, jacoby=jacoby)
         else:
             eq = self.table.evaluate(P, W, L, local_alpha, jacoby)
@@ -581,7 +593,7 @@ def janowski_refined(x1: float, x2: float, *, capped: bool = False) -> JanowskiS
 
 def jump(
     alpha: float,
-    approximation: str = "linear",
+    approximation: JumpApproximation | str = JumpApproximation.LINEAR,
     *,
     distribution: str = "double-exponential",
     statistical: bool = False,
@@ -595,7 +607,7 @@ def jump(
 
 def jump_local(
     remote_alpha: float,
-    approximation: str = "linear",
+    approximation: JumpApproximation | str = JumpApproximation.LINEAR,
     *,
     distribution: str = "double-exponential",
     statistical: bool = False,

@@ -1,6 +1,12 @@
-"""Cube strategy specs and batched cube decisions from a player's own probabilities.
+"""Cube strategy specs and batched cube decisions from a player's own probabilities, for money and matches.
 
-Specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
+One spec type (:class:`CubeSpec`, from :func:`parse_cube_spec`) and one decider protocol
+(:class:`Decider`) serve both: a spec parsed with a match equity table names a match cube strategy
+(:mod:`players.match_cube`), one parsed without names a money strategy, and a decider answers
+the questions of a :class:`players.base.CubeContext` of its kind (money is the match of
+unlimited length).
+
+Money specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
 ``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's
 cube model on the player's own probabilities: :class:`GnubgModelDecider` for this project's nets,
@@ -29,6 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -44,31 +51,44 @@ from cube import (
     local_volatility,
 )
 from cube.errors import CubeInputError
+from cube.met import MatchEquityTable
 from cube.states import CubeState
-from engine.errors import InvalidSpec
+from cube.strategy import JumpApproximation
+from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import money_cube_decisions
 from nets.volnet import DEFAULT_VOLNET
+from players.base import CubeContext
+from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, MatchCubeStrategy, match_cube_specs
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
 # strategy clips local volatility to [MIN_LOCAL_ALPHA, 0.49], so these span all it can use.
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
-APPROXIMATIONS = ("linear", "nonlinear", "numerical")
 DEFAULT_REMOTE_ALPHA = 0.10  # jump-local's and jump-net's remote volatility unless the spec gives one
+#: The money cube specs, as an error message or help text lists them.
+CUBE_SPECS = (
+    f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "
+    "jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg"
+)
+
+
+#: The kind of strategy a spec names: a money strategy, or a match cube strategy.
+StrategyT = TypeVar("StrategyT", CubeStrategy, MatchCubeStrategy)
 
 
 @dataclass(frozen=True)
-class CubeSpec:
-    """A parsed cube spec: the text it came from and the strategy it names.
+class CubeSpec(Generic[StrategyT]):
+    """A parsed cube spec: the text it came from and the strategy it names (money or match).
 
-    ``strategy`` is None for ``none`` (cubeless) and for ``gnubg`` (``own`` is then True: the
-    player decides with its own cubeful evaluation). ``volatility_net`` names the learned
-    volatility net file of ``jump-net`` (None: local volatility, if used, from the lookahead).
+    ``strategy`` is None for ``none`` (cubeless); a match spec's is a :class:`MatchCubeStrategy`.
+    ``own`` marks ``gnubg``: the player decides with its own cubeful evaluation (money strategy
+    None; at a match score gnubg's match cube for players without one). ``volatility_net`` names
+    the learned volatility net file of ``jump-net`` (None: local volatility, if used, from the lookahead).
     """
 
     text: str
-    strategy: CubeStrategy | None
+    strategy: StrategyT | None
     own: bool = False
     volatility_net: Path | None = None
 
@@ -88,8 +108,21 @@ def _number(text: str, spec: str, low: float, high: float) -> float:
     return value
 
 
-def parse_cube_spec(text: str) -> CubeSpec:
-    """The cube strategy a spec names; raises InvalidSpec naming the spec."""
+#: A spec of either kind, as players take it.
+AnyCubeSpec = CubeSpec[CubeStrategy] | CubeSpec[MatchCubeStrategy]
+
+
+@overload
+def parse_cube_spec(text: str, met: None = None) -> CubeSpec[CubeStrategy]: ...
+@overload
+def parse_cube_spec(text: str, met: MatchEquityTable) -> CubeSpec[MatchCubeStrategy]: ...
+def parse_cube_spec(text: str, met: MatchEquityTable | None = None) -> AnyCubeSpec:
+    """The cube strategy a spec names: for money, or with ``met`` for matches deciding with that table.
+
+    Raises InvalidSpec naming the spec.
+    """
+    if met is not None:
+        return _parse_match_spec(text, met)
     if not isinstance(text, str):
         raise InvalidSpec(f"cube spec must be a string, got {text!r}")
     name, _, rest = text.strip().partition(":")
@@ -111,46 +144,102 @@ def parse_cube_spec(text: str) -> CubeSpec:
         if name == "jump" and rest:
             alpha_text, _, approximation = rest.partition(":")
             alpha = _number(alpha_text, text, 1e-3, 0.49)
-            if approximation in ("", *APPROXIMATIONS):
-                return CubeSpec(text, jump(alpha, approximation or "numerical"))
+            if approximation in ("", *JumpApproximation):
+                return CubeSpec(text, jump(alpha, approximation or JumpApproximation.NUMERICAL))
         if name == "jump-local":
             remote = _number(rest, text, 1e-3, 0.49) if rest else DEFAULT_REMOTE_ALPHA
-            return CubeSpec(text, jump_local(remote, "numerical"))
+            return CubeSpec(text, jump_local(remote, JumpApproximation.NUMERICAL))
         if name == "jump-net":
             alpha_text, colon, file = rest.partition(":")
             if colon and not file:
                 raise InvalidSpec(f"cube spec {text!r}: the volatility net file name is empty")
             remote = _number(alpha_text, text, 1e-3, 0.49) if alpha_text else DEFAULT_REMOTE_ALPHA
             return CubeSpec(
-                text, jump_local(remote, "numerical"), volatility_net=Path(file) if file else DEFAULT_VOLNET
+                text,
+                jump_local(remote, JumpApproximation.NUMERICAL),
+                volatility_net=Path(file) if file else DEFAULT_VOLNET,
             )
     except CubeInputError as exc:
         raise InvalidSpec(f"cube spec {text!r}: {exc}") from None
-    raise InvalidSpec(
-        f"cube spec {text!r} is not one of none, dead, live, janowski:X, janowski:X1,X2, "
-        "jump:ALPHA[:linear|nonlinear|numerical], jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg"
-    )
+    raise InvalidSpec(f"cube spec {text!r} is not one of {CUBE_SPECS}")
+
+
+def _parse_match_spec(text: str, met: MatchEquityTable) -> CubeSpec[MatchCubeStrategy]:
+    """The match cube strategy a spec names, deciding with ``met``; raises InvalidSpec naming the spec."""
+    if not isinstance(text, str):
+        raise InvalidSpec(f"match cube spec must be a string, got {text!r}")
+    name, colon, arg = text.strip().partition(":")
+    if name == "none" and not colon:
+        return CubeSpec(text, None)
+    if name == "gnubg" and not colon:  # gnubg players use their engine's own cube, nets gnubg's model
+        return CubeSpec(text, EfficiencyMatchCube(met, "gnubg"), own=True)
+    entry = MATCH_CUBE_STRATEGIES.get(name)
+    if entry is None or (colon and not arg):
+        raise InvalidSpec(f"cube spec {text!r} is not a match cube strategy (in matches: {match_cube_specs()})")
+    try:
+        return CubeSpec(text, entry.build(arg, met))
+    except CubeInputError as exc:
+        raise InvalidSpec(f"match cube spec {text!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class CubeAnswers:
+    """A decider's answers for a batch (side on roll's view): its actions and its opponent's responses.
+
+    ``action`` and ``response`` are :class:`CubeAction` and :class:`CubeResponse` value arrays;
+    ``equity`` is the money cubeful equity per unit cube after the best cube action (None at a match score).
+    """
+
+    action: np.ndarray
+    response: np.ndarray
+    equity: np.ndarray | None = None
+
+
+class Decider(Protocol):
+    """Batched cube decisions from a player's probabilities, for the questions of a :class:`CubeContext`.
+
+    ``decisions`` counts the positions judged and ``lookaheads`` those that needed a local volatility.
+    """
+
+    decisions: int
+    lookaheads: int
+
+    def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
+        """The answers for boards seen by the side on roll in ``context`` (its cube state, score and rules)."""
+        ...
+
+
+def _refuse(name: str, context: CubeContext) -> None:
+    """Raise JumpgammonError when a money strategy is asked at a match score, or a match strategy in money play."""
+    if context.is_match != (name == "match"):
+        where = "at a match score" if context.is_match else "in money play"
+        raise JumpgammonError(f"a {name} cube strategy cannot decide {where}")
 
 
 class CubeDecider:
-    """Batched decisions of one cube strategy from a player's probabilities (side on roll's view).
+    """Batched decisions of one cube strategy (money or match) from a player's probabilities (side on roll's view).
 
     ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth. Local
     volatility comes from ``local_volatility(boards)`` ((n,), e.g. a learned net) when given, else
     from ``lookahead(boards)``, (n, 441, 5) two-roll outcomes. ``decisions`` counts the positions
     judged, ``lookaheads`` those whose decision needed a local volatility (from either source), and
-    ``lookaheads_run`` the lookaheads actually run (distinct boards not in the cache).
+    ``lookaheads_run`` the money lookaheads actually run (distinct boards not in the cache).
     """
 
     def __init__(
         self,
-        strategy: CubeStrategy,
+        strategy: CubeStrategy | MatchCubeStrategy,
         probabilities: Callable[[np.ndarray], np.ndarray],
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
         cache_size: int = VOLATILITY_CACHE_SIZE,
         local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
-        if strategy.needs_local_volatility and lookahead is None and local_volatility is None:
+        if isinstance(strategy, MatchCubeStrategy):
+            if strategy.needs_lookahead and lookahead is None:
+                raise InvalidSpec(
+                    f"match cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks"
+                )
+        elif strategy.needs_local_volatility and lookahead is None and local_volatility is None:
             raise InvalidSpec(
                 f"cube strategy {strategy.name} needs a 441-roll lookahead or a volatility net, which this player lacks"
             )
@@ -164,22 +253,39 @@ class CubeDecider:
         self._cache_size = cache_size
         self._volatility: OrderedDict[bytes, float] = OrderedDict()
 
-    def decide(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> CubeDecisions:
-        """Decisions for boards seen by the side on roll with the given :class:`CubeState` values."""
+    def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
+        """Decisions for boards seen by the side on roll in ``context``."""
+        strategy = self.strategy
+        if isinstance(strategy, MatchCubeStrategy):
+            _refuse("match", context)
+            assert context.cubes is not None
+            boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+            self.decisions += len(boards)
+            if strategy.needs_lookahead:
+                self.lookaheads += len(boards)
+            actions, responses = strategy.decide(self.probabilities(boards), context.cubes, boards, self.lookahead)
+            return CubeAnswers(actions, responses)
+        _refuse("money", context)
         probs = self.probabilities(boards)
-        states = np.asarray(cube_states, dtype=str)
+        states = np.asarray(context.states, dtype=str)
         self.decisions += len(boards)
-        if not self.strategy.needs_local_volatility:
-            return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers)
-        return self._decide_local(boards, probs, states, jacoby, beavers)
+        if not strategy.needs_local_volatility:
+            d = strategy.decide(probs, states, jacoby=context.jacoby, beavers=context.beavers)
+        else:
+            d = self._decide_local(strategy, boards, probs, states, context.jacoby, context.beavers)
+        return CubeAnswers(d.action, d.response, d.equity)
 
     def _decide_local(
-        self, boards: np.ndarray, probs: np.ndarray, states: np.ndarray, jacoby: bool, beavers: bool
+        self,
+        strategy: CubeStrategy,
+        boards: np.ndarray,
+        probs: np.ndarray,
+        states: np.ndarray,
+        jacoby: bool,
+        beavers: bool,
     ) -> CubeDecisions:
         """jump-local: a lookahead only where the gate volatilities disagree on the decision."""
-        ladder = [
-            self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS
-        ]
+        ladder = [strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS]
         first = ladder[0]
         settled = np.ones(len(boards), bool)
         for d in ladder[1:]:
@@ -190,7 +296,7 @@ class CubeDecider:
             self.lookaheads += len(open_)
             alpha[open_] = self._local_volatilities(boards[open_])
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
-        return self.strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
+        return strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
 
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
         """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache.
@@ -233,11 +339,32 @@ class GnubgModelDecider:
         self.lookaheads = 0  # none needed; kept for the statistics every decider reports
         self.lookaheads_run = 0
 
-    def decide(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> CubeDecisions:
-        """Decisions for boards seen by the side on roll with the given :class:`CubeState` values."""
+    def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
+        """Decisions for boards seen by the side on roll in the money ``context``."""
+        _refuse("money", context)
         self.decisions += len(boards)
-        states = np.asarray(cube_states, dtype=str)
-        return money_cube_decisions(boards, self.probabilities(boards), states, jacoby=jacoby, beavers=beavers)
+        states = np.asarray(context.states, dtype=str)
+        d = money_cube_decisions(
+            boards, self.probabilities(boards), states, jacoby=context.jacoby, beavers=context.beavers
+        )
+        return CubeAnswers(d.action, d.response, d.equity)
+
+
+def make_decider(
+    spec: AnyCubeSpec,
+    probabilities: Callable[[np.ndarray], np.ndarray],
+    lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
+    local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> Decider | None:
+    """The decider of ``spec`` on a player's probabilities (and lookahead or learned volatility); None for ``none``.
+
+    Money ``gnubg`` is gnubg's model on those probabilities; at a match score gnubg's match cube.
+    """
+    if spec.strategy is not None:
+        return CubeDecider(spec.strategy, probabilities, lookahead, local_volatility=local_volatility)
+    if spec.own:
+        return GnubgModelDecider(probabilities)
+    return None
 
 
 def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:

@@ -53,7 +53,7 @@ import numpy as np
 from cube.states import CubeAction, CubeResponse, CubeState
 from engine.fibs import MONEY, FibsBoard, parse_external_reply
 from engine.position import Position
-from players.base import Player
+from players.base import CubeContext, Player
 from players.processes import stop_process
 
 GNUBG = os.environ.get("JUMPGAMMON_GNUBG", "/usr/games/gnubg")  # the executable used unless told otherwise
@@ -493,29 +493,30 @@ class GnubgExternalPlayer(Player):
             [self.client.choose(Position(b), (int(d[0]), int(d[1]))).array for b, d in zip(boards, dice, strict=True)]
         )
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
-        """Double or no double per board (side on roll); the external mode does not say "too good"."""
-        if not self.cube:
-            return super().double_actions(boards, cube_states, jacoby, beavers)
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        """Double or no double per board (side on roll); the external mode does not say "too good".
+
+        Money play only: at a match score it never doubles.
+        """
+        if not self.cube or context.is_match:
+            return super().double_actions(boards, context)
         owners = {CubeState.CENTERED: "centre", CubeState.OWNED: "player", CubeState.UNAVAILABLE: "opponent"}
         return np.array(
             [
                 CubeAction.DOUBLE
                 if self.client.double_decision(Position(b), owner=owners[CubeState(str(s))])  # type: ignore[arg-type]
                 else CubeAction.NO_DOUBLE
-                for b, s in zip(boards, cube_states, strict=True)
+                for b, s in zip(boards, context.states, strict=True)
             ]
         )
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
-        """Take, pass or beaver per board seen by the doubled side."""
-        if not self.cube:
-            return super().double_responses(boards, doubler_states, jacoby, beavers)
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
+        """Take, pass or beaver per board seen by the doubled side (money play; at a match score always takes)."""
+        if not self.cube or doubler.is_match:
+            return super().double_responses(boards, doubler)
         return np.array(
             [
                 GNUBG_RESPONSES[self.client.take_decision(Position(b).flip(), redouble=str(s) == CubeState.OWNED)]
-                for b, s in zip(boards, doubler_states, strict=True)
+                for b, s in zip(boards, doubler.states, strict=True)
             ]
         )

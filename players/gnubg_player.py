@@ -79,8 +79,8 @@ from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import children_batch, flip_boards
 from engine.errors import IllegalMove, InvalidSpec
 from engine.notation import replay_hops
-from players.cube import CubeDecider, CubeSpec
-from players.match_cube import MatchCubeDecider, MatchCubeSpec
+from players.base import CubeContext
+from players.cube import AnyCubeSpec, make_decider
 from players.strategic import StrategyPlayer
 
 try:
@@ -405,23 +405,16 @@ def gnubg_engine() -> GnubgEngine:
 class GnubgPlayer(StrategyPlayer):
     """GNU Backgammon at ``plies`` (0-2) in process: its checker play and probabilities, its cube or any strategy."""
 
-    def __init__(
-        self, plies: int, cube: CubeSpec, name: str | None = None, match_cube: MatchCubeSpec | None = None
-    ) -> None:
+    def __init__(self, plies: int, cube: AnyCubeSpec, name: str | None = None) -> None:
         _require_gnubg(f"player gnubg@{plies}")
         if not 0 <= plies <= MAX_PLIES:
             raise InvalidSpec(f"player gnubg@{plies}: ply {plies} is not 0 to {MAX_PLIES}")
-        decider = CubeDecider(cube.strategy, self.probabilities) if cube.strategy is not None else None
-        match_decider = None
-        if match_cube is not None and match_cube.strategy is not None:
-            match_decider = MatchCubeDecider(match_cube.strategy, self.probabilities)
-        text = match_cube.text if match_cube is not None and not match_cube.cubeless else cube.text
-        cubeless = cube.cubeless and (match_cube is None or match_cube.cubeless)
-        label = name or f"gnubg@{plies}" + ("" if cubeless else f" [{text}]")
-        super().__init__(label, cube, decider, match_decider)
+        # ``gnubg`` (own): the engine's own cube, money or match; any other strategy on its probabilities
+        decider = None if cube.own else make_decider(cube, self.probabilities)
+        label = name or f"gnubg@{plies}" + ("" if cube.cubeless else f" [{cube.text}]")
+        super().__init__(label, cube, decider)
         self.plies = plies
-        self.own_match_cube = match_cube is not None and match_cube.own
-        self.engine = gnubg_engine() if cube.own or self.own_match_cube else None
+        self.engine = gnubg_engine() if cube.own else None
         # Money, centred cube; with a cubeless evalcontext gnubg's money equity ignores the cube.
         self.cube_info = gnubg.cubeinfo(1, CENTRED, ON_ROLL, 0, (0, 0), 0)
         self.context = gnubg.evalcontext(0, plies, 1, 1, 0.0)  # cubeless, deterministic, pruning on, no noise
@@ -510,15 +503,20 @@ class GnubgPlayer(StrategyPlayer):
             np.asarray(boards, dtype=np.int8).reshape(-1, 26), owners, self.plies, jacoby, beavers
         )
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
-        """Per board (side on roll, before rolling): gnubg's own double / no double / too good, or the strategy's."""
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        """Per board (side on roll, before rolling): gnubg's own double / no double / too good, or the strategy's.
+
+        At a match score gnubg's own match cube action.
+        """
         if not self.cube.own:
-            return super().double_actions(boards, cube_states, jacoby, beavers)
-        states = np.asarray(cube_states, dtype=str)
+            return super().double_actions(boards, context)
+        if context.cubes is not None:
+            return self._match_double_actions(boards, context.cubes)
+        states = np.asarray(context.states, dtype=str)
         actions = np.full(len(boards), CubeAction.NO_DOUBLE, dtype=object)
         may = np.flatnonzero(states != CubeState.UNAVAILABLE)
         if len(may):
-            codes, _, win = self.cube_analysis(np.asarray(boards)[may], states[may], jacoby, beavers)
+            codes, _, win = self.cube_analysis(np.asarray(boards)[may], states[may], context.jacoby, context.beavers)
             actions[may] = [self._action(int(code), float(p)) for code, p in zip(codes, win, strict=True)]
         return np.asarray(actions.astype(str))
 
@@ -532,15 +530,19 @@ class GnubgPlayer(StrategyPlayer):
             return CubeAction.DOUBLE
         return CubeAction.NO_DOUBLE
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
-        """Per board seen by the doubled side: gnubg's take / pass / beaver (its decision from the doubler's side)."""
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
+        """Per board seen by the doubled side: gnubg's take / pass / beaver (its decision from the doubler's side).
+
+        At a match score gnubg's own match take / pass.
+        """
         if not self.cube.own:
-            return super().double_responses(boards, doubler_states, jacoby, beavers)
+            return super().double_responses(boards, doubler)
         if len(boards) == 0:
             return np.asarray([], dtype=str)
-        codes, _, _ = self.cube_analysis(flip_boards(np.asarray(boards)), doubler_states, jacoby, beavers)
+        if doubler.cubes is not None:
+            return self._match_double_responses(boards, doubler.cubes)
+        beavers = doubler.beavers
+        codes, _, _ = self.cube_analysis(flip_boards(np.asarray(boards)), doubler.states, doubler.jacoby, beavers)
         responses = [
             CubeResponse.PASS
             if code in PASS_CODES
@@ -577,10 +579,8 @@ class GnubgPlayer(StrategyPlayer):
             codes[i], win[i] = code, outputs[0][0]
         return codes, win
 
-    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
-        """Per board (side on roll): gnubg's own match cube action, or the match strategy's."""
-        if not self.own_match_cube:
-            return super().match_double_actions(boards, cubes)
+    def _match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
+        """Per board (side on roll): gnubg's own match cube action."""
         actions = np.full(len(boards), str(CubeAction.NO_DOUBLE), dtype=object)
         may = np.flatnonzero([cube.can_double for cube in cubes])
         if len(may):
@@ -588,17 +588,13 @@ class GnubgPlayer(StrategyPlayer):
             actions[may] = [str(self._action(int(code), float(p))) for code, p in zip(codes, win, strict=True)]
         return np.asarray(actions.astype(str))
 
-    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
+    def _match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
         """Per board seen by the doubled side: gnubg's own match take / pass (its decision from the doubler's side)."""
-        if not self.own_match_cube:
-            return super().match_double_responses(boards, doubler_cubes)
-        if len(boards) == 0:
-            return np.asarray([], dtype=str)
         codes, _ = self.match_cube_codes(flip_boards(np.asarray(boards)), doubler_cubes)
         return np.asarray([str(CubeResponse.PASS if code in PASS_CODES else CubeResponse.TAKE) for code in codes])
 
 
-def make_gnubg_player(plies: int, cube: CubeSpec, match_cube: MatchCubeSpec | None = None) -> GnubgPlayer:
-    """GNU Backgammon at ``plies`` with cube spec ``cube`` (and ``match_cube`` in matches); raises InvalidSpec."""
+def make_gnubg_player(plies: int, cube: AnyCubeSpec) -> GnubgPlayer:
+    """GNU Backgammon at ``plies`` with cube spec ``cube`` (money, or a match spec in matches); raises InvalidSpec."""
     _require_gnubg(f"player gnubg@{plies}")
-    return GnubgPlayer(plies, cube, match_cube=match_cube)
+    return GnubgPlayer(plies, cube)

@@ -29,10 +29,13 @@ money strategies and are refused in matches.
 A strategy answers for many positions at once: :meth:`MatchCubeStrategy.decide` takes the
 probabilities (n, 5) of each side on roll, its :class:`cube.match.MatchCube` and the boards (for
 the position class or a lookahead). A new model plugs in with one call to
-:func:`register_match_cube`; :class:`VolatilityModelCube` adapts a model with the protocol
-``decide(probs, cubes, volatility) -> (double, take)`` (boolean arrays), for example::
+:func:`register_match_cube`; :class:`ModelMatchCube` adapts a :class:`cube.match_strategy.MatchCubeModel`,
+for example::
 
-    register_match_cube("jump-match", "jump-match", lambda arg, met: VolatilityModelCube(Model(met), "jump-match"))
+    register_match_cube("jump-match", "jump-match", lambda arg, met: ModelMatchCube(Model(met), "jump-match"))
+
+The specs are parsed by :func:`players.cube.parse_cube_spec` with the table, and decided by
+:class:`players.cube.CubeDecider`, as the money strategies are.
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
@@ -109,36 +111,6 @@ class EfficiencyMatchCube(MatchCubeStrategy):
             a, r = cube_actions(probs[batched], self.met, [cubes[i] for i in batched], np.array(xs))
             actions[batched], responses[batched] = a, r
         return actions.astype(str), responses.astype(str)
-
-
-class VolatilityModel(Protocol):
-    """A match cube model deciding from probabilities, cubes and each position's volatility."""
-
-    def decide(
-        self, probs: np.ndarray, cubes: Sequence[MatchCube], volatility: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(double, take) boolean arrays: the side on roll doubles; its opponent takes a double."""
-        ...
-
-
-class VolatilityModelCube(MatchCubeStrategy):
-    """Adapts a :class:`VolatilityModel`: the volatility is each position's local volatility from the lookahead."""
-
-    needs_lookahead = True
-
-    def __init__(self, model: VolatilityModel, name: str) -> None:
-        super().__init__(name)
-        self.model = model
-
-    def decide(
-        self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The model's decisions as (:class:`CubeAction`, :class:`CubeResponse`) value arrays."""
-        assert lookahead is not None
-        volatility = local_volatility(lookahead(boards)[:, :, 0]) if len(boards) else np.zeros(0)
-        double, take = (np.asarray(v, dtype=bool) for v in self.model.decide(probs, cubes, volatility))
-        action = np.where(double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE).astype(str)
-        return action, np.where(take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
 
 
 class ModelMatchCube(MatchCubeStrategy):
@@ -233,63 +205,3 @@ register_match_cube("jump-match-local", "jump-match-local[:ALPHA]", _jump(local=
 def match_cube_specs() -> str:
     """The match cube specs, as an error message or help text lists them."""
     return ", ".join(["none", "gnubg", *(entry.usage for entry in MATCH_CUBE_STRATEGIES.values())])
-
-
-@dataclass(frozen=True)
-class MatchCubeSpec:
-    """A parsed match cube spec: its text and strategy; ``own`` for gnubg's own cube (strategy None)."""
-
-    text: str
-    strategy: MatchCubeStrategy | None
-    own: bool = False
-
-    @property
-    def cubeless(self) -> bool:
-        """True when this spec never doubles and always takes."""
-        return self.strategy is None and not self.own
-
-
-def parse_match_cube_spec(text: str, met: MatchEquityTable) -> MatchCubeSpec:
-    """The match cube strategy a spec names, deciding with ``met``; raises InvalidSpec naming the spec."""
-    if not isinstance(text, str):
-        raise InvalidSpec(f"match cube spec must be a string, got {text!r}")
-    name, colon, arg = text.strip().partition(":")
-    if name == "none" and not colon:
-        return MatchCubeSpec(text, None)
-    if name == "gnubg" and not colon:  # gnubg players use their engine's own cube, nets gnubg's model
-        return MatchCubeSpec(text, EfficiencyMatchCube(met, "gnubg"), own=True)
-    entry = MATCH_CUBE_STRATEGIES.get(name)
-    if entry is None or (colon and not arg):
-        raise InvalidSpec(f"cube spec {text!r} is not a match cube strategy (in matches: {match_cube_specs()})")
-    try:
-        return MatchCubeSpec(text, entry.build(arg, met))
-    except CubeInputError as exc:
-        raise InvalidSpec(f"match cube spec {text!r}: {exc}") from None
-
-
-class MatchCubeDecider:
-    """Batched match cube decisions of one strategy from a player's probabilities (side on roll's view)."""
-
-    def __init__(
-        self,
-        strategy: MatchCubeStrategy,
-        probabilities: Callable[[np.ndarray], np.ndarray],
-        lookahead: Lookahead | None = None,
-    ) -> None:
-        if strategy.needs_lookahead and lookahead is None:
-            raise InvalidSpec(
-                f"match cube strategy {strategy.name} needs a 441-roll lookahead, which this player lacks"
-            )
-        self.strategy = strategy
-        self.probabilities = probabilities
-        self.lookahead = lookahead
-        self.decisions = 0
-        self.lookaheads = 0
-
-    def decide(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, responses) for boards seen by the side on roll at their cubes (see :class:`MatchCubeStrategy`)."""
-        boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
-        self.decisions += len(boards)
-        if self.strategy.needs_lookahead:
-            self.lookaheads += len(boards)
-        return self.strategy.decide(self.probabilities(boards), cubes, boards, self.lookahead)

@@ -8,8 +8,7 @@ from nets.evaluator import Evaluator
 from nets.lookahead import best_children_plies, evaluate_plies
 from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import load_volatility_net
-from players.cube import CubeDecider, CubeSpec, GnubgModelDecider
-from players.match_cube import MatchCubeDecider, MatchCubeSpec
+from players.cube import AnyCubeSpec, make_decider
 from players.strategic import StrategyPlayer
 
 # (id of the evaluator, plies) -> (boards' bytes, probabilities) of the last call.
@@ -20,9 +19,9 @@ class NetPlayer(StrategyPlayer):
     """Moves best for the mover at ``plies`` (gnubg's Normal filter beyond 0-ply); cube decisions at ``cube_plies``
     (default ``plies``).
 
-    Local volatility for ``jump-local`` comes from the 0-ply 441-roll lookahead; for ``jump-net``
-    from the volatility net its spec names, given this evaluator's 0-ply probabilities.
-    ``match_cube`` is its cube strategy at a match score (none: never doubles, always takes).
+    Local volatility for ``jump-local`` (and the match strategies that need one) comes from the
+    0-ply 441-roll lookahead; for ``jump-net`` from the volatility net its spec names, given this
+    evaluator's 0-ply probabilities. ``cube`` is a money spec, or a match spec to play matches.
     """
 
     repeatable_moves = True  # the best child by cubeless equity: a function of (board, dice)
@@ -31,25 +30,18 @@ class NetPlayer(StrategyPlayer):
         self,
         evaluator: Evaluator,
         plies: int,
-        cube: CubeSpec,
+        cube: AnyCubeSpec,
         name: str,
-        match_cube: MatchCubeSpec | None = None,
         cube_plies: int | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.plies = plies
         self.cube_plies = plies if cube_plies is None else cube_plies
         self.volatility_net = load_volatility_net(cube.volatility_net) if cube.volatility_net is not None else None
-        decider: CubeDecider | GnubgModelDecider | None = None
-        if cube.own:  # gnubg's model on this net's probabilities, as ``eval`` shows it
-            decider = GnubgModelDecider(self.probabilities)
-        elif cube.strategy is not None:
-            learned = self.learned_volatility if self.volatility_net is not None else None
-            decider = CubeDecider(cube.strategy, self.probabilities, self.two_roll_outcomes, local_volatility=learned)
-        match_decider = None
-        if match_cube is not None and match_cube.strategy is not None:
-            match_decider = MatchCubeDecider(match_cube.strategy, self.probabilities, self.two_roll_outcomes)
-        super().__init__(name, cube, decider, match_decider)
+        learned = self.learned_volatility if self.volatility_net is not None else None
+        # money ``gnubg``: gnubg's model on this net's probabilities, as ``eval`` shows it
+        decider = make_decider(cube, self.probabilities, self.two_roll_outcomes, learned)
+        super().__init__(name, cube, decider)
 
     def choose_moves(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         """The best child (opponent's view) of each (board, dice) pair at this player's depth."""

@@ -10,7 +10,6 @@ from nets.evaluator import Evaluator, load_evaluator
 from nets.weights import weights_digest
 from players.base import Player
 from players.cube import parse_cube_spec
-from players.match_cube import MatchCubeSpec, parse_match_cube_spec
 from players.net import NetPlayer
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
@@ -69,17 +68,12 @@ def make_player(
 
     ``evaluators`` caches loaded weights by path, so two players on the same net share it. With
     ``met`` the player plays matches: ``cube`` is a match cube spec (:mod:`players.match_cube`)
-    deciding with that table, and the player has no money cube.
+    deciding with that table.
     """
     if not isinstance(spec, str):
         raise InvalidSpec(f"player spec must be a string, got {spec!r}")
-    match_spec: MatchCubeSpec | None = None
-    if met is not None:
-        match_spec = parse_match_cube_spec(cube, met)
-        cube_spec = parse_cube_spec("none")
-    else:
-        cube_spec = parse_cube_spec(cube)
-    cubeless = cube_spec.cubeless and (match_spec is None or match_spec.cubeless)
+    cube_spec = parse_cube_spec(cube, met)
+    cubeless = cube_spec.cubeless
     text = spec.strip()
     if text.startswith(UBGI_PREFIX):  # an external engine; its cube spec: none, or gnubg for the engine's own
         return make_ubgi_player(text, cube)
@@ -100,7 +94,7 @@ def make_player(
     if kind == "gnubg" and not colon:
         from players.gnubg_player import make_gnubg_player
 
-        return make_gnubg_player(plies, cube_spec, match_spec)
+        return make_gnubg_player(plies, cube_spec)
     if kind != "net":
         raise InvalidSpec(f"player spec {spec!r} is not one of {PLAYER_SPECS}")
     key = str(Path(weights)) if colon else ""
@@ -108,4 +102,4 @@ def make_player(
     if key not in cache:
         cache[key] = load_evaluator(weights if colon else None)
     name = f"net{':' + weights if colon else ''}@{plies}" + ("" if cubeless else f" [{cube}]")
-    return NetPlayer(cache[key], plies, cube_spec, name, match_spec)
+    return NetPlayer(cache[key], plies, cube_spec, name)

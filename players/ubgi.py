@@ -46,7 +46,7 @@ from engine.fibs import parse_external_reply
 from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.notation import BAR, OFF, Move
 from engine.position import Position
-from players.base import Player
+from players.base import CubeContext, Player
 from players.processes import stop_process
 
 SPEC_PREFIX = "ubgi:"
@@ -354,41 +354,35 @@ class UbgiPlayer(Player):
                 raise UbgiError(f"UBGI engine {self.engine.label!r} answered {answer!r} to the {question} {line!r}")
         return answers
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
-        """The engine's ``double`` or ``roll`` per board (side on roll, before rolling); never without ``cube``."""
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        """The engine's ``double`` or ``roll`` per board (side on roll, before rolling); never without ``cube``.
+
+        Asked in money play at the game's cube state and rules, or at the position's match cube.
+        """
         if not self.cube or not len(boards):
-            return super().double_actions(boards, cube_states, jacoby, beavers)
-        lines = [_xgid(b, money_state(s, jacoby), beavers) for b, s in zip(boards, cube_states, strict=True)]
+            return super().double_actions(boards, context)
+        if context.cubes is not None:
+            lines = [_xgid(b, match_state_of(c)) for b, c in zip(boards, context.cubes, strict=True)]
+        else:
+            lines = [
+                _xgid(b, money_state(s, context.jacoby), context.beavers)
+                for b, s in zip(boards, context.states, strict=True)
+            ]
         words = self._cube_words(lines, frozenset({UbgiWord.DOUBLE, UbgiWord.ROLL}), "double question")
         return np.array([CubeAction.DOUBLE if w == UbgiWord.DOUBLE else CubeAction.NO_DOUBLE for w in words])
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
         """The engine's ``take``, ``drop`` or ``beaver`` per board seen by the doubled side; take without ``cube``."""
         if not self.cube or not len(boards):
-            return super().double_responses(boards, doubler_states, jacoby, beavers)
-        lines = [
-            _xgid(-np.asarray(b)[::-1], money_state(s, jacoby, doubled=True), beavers)
-            for b, s in zip(boards, doubler_states, strict=True)
-        ]
-        words = self._cube_words(lines, frozenset(RESPONSES), "double")
-        return np.array([RESPONSES[UbgiWord(w)] for w in words])
-
-    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
-        """The engine's ``double`` or ``roll`` per board at its match cube; never without ``cube``."""
-        if not self.cube or not len(boards):
-            return super().match_double_actions(boards, cubes)
-        lines = [_xgid(b, match_state_of(c)) for b, c in zip(boards, cubes, strict=True)]
-        words = self._cube_words(lines, frozenset({UbgiWord.DOUBLE, UbgiWord.ROLL}), "double question")
-        return np.array([CubeAction.DOUBLE if w == UbgiWord.DOUBLE else CubeAction.NO_DOUBLE for w in words])
-
-    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
-        """The engine's ``take`` or ``drop`` per board seen by the doubled side; take without ``cube``."""
-        if not self.cube or not len(boards):
-            return super().match_double_responses(boards, doubler_cubes)
+            return super().double_responses(boards, doubler)
         flipped = [-np.asarray(b)[::-1] for b in boards]
-        lines = [_xgid(b, match_state_of(c, doubled=True)) for b, c in zip(flipped, doubler_cubes, strict=True)]
+        if doubler.cubes is not None:
+            lines = [_xgid(b, match_state_of(c, doubled=True)) for b, c in zip(flipped, doubler.cubes, strict=True)]
+        else:
+            lines = [
+                _xgid(b, money_state(s, doubler.jacoby, doubled=True), doubler.beavers)
+                for b, s in zip(flipped, doubler.states, strict=True)
+            ]
         words = self._cube_words(lines, frozenset(RESPONSES), "double")
         return np.array([RESPONSES[UbgiWord(w)] for w in words])
 

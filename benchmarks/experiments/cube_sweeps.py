@@ -30,12 +30,13 @@ from benchmarks.experiments.fit import Optimum, fit_optimum
 from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from benchmarks.experiments.sweep import PointResult, PointSpec, SweepSettings, identical_point, play_points
+from cube.strategy import JumpApproximation
 from nets.weights import write_atomic
 
 REFERENCE = "janowski:0.7"
 JANOWSKI_XS = (0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90)
 JUMP_ALPHAS = (0.04, 0.06, 0.08, 0.10, 0.12, 0.14, 0.16, 0.18, 0.20)
-JUMP_APPROXIMATIONS = ("linear", "nonlinear", "numerical")
+JUMP_APPROXIMATIONS = tuple(JumpApproximation)
 PAPER = {"janowski": 0.70, "linear": 0.113, "nonlinear": 0.091}
 
 

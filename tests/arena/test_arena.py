@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, play_block, run_tournament, save_games
-from arena.tournament import pair_statistics
+from arena.tournament import money_blocks, pair_statistics
 from cube.states import CubeAction, CubeResponse
 from engine import Position
 from engine.batch import children_batch
 from engine.game import result_multipliers
-from players.base import Player
+from players.base import CubeContext, Player
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
 
@@ -33,13 +33,11 @@ class Scripted(Player):
         kids, offsets = children_batch(boards, dice)
         return kids[offsets[:-1]]
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
-        self.asked_states += [str(s) for s in cube_states]
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        self.asked_states += [str(s) for s in context.states]
         return np.full(len(boards), CubeAction.DOUBLE if self.doubles else CubeAction.NO_DOUBLE)
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
         return np.full(len(boards), self.answer)
 
 
@@ -208,7 +206,7 @@ def test_workers_give_the_same_games_as_one_process(monkeypatch: pytest.MonkeyPa
     one, blocks_one = run_tournament(cfg, progress=False)
     two, blocks_two = run_tournament(cfg, workers=2, progress=False)
     assert [b.first_pair for b in blocks_two] == [0, 8, 16]
-    for x, y in zip(blocks_one, blocks_two, strict=True):
+    for x, y in zip(money_blocks(blocks_one), money_blocks(blocks_two), strict=True):
         assert np.array_equal(x.points_seat0, y.points_seat0) and np.array_equal(x.final_cube, y.final_cube)
     assert one.ppg == two.ppg and one.se == two.se and one.a == two.a
     assert dict(os.environ) == environment

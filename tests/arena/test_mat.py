@@ -22,6 +22,7 @@ from arena.mat import MatGame, block_games, game_lines, mat_move, mat_name, sess
 from cube.states import CubeAction, CubeResponse
 from engine.match import MAX_CUBE
 from engine.position import Position
+from players.base import CubeContext
 from players.random_player import RandomPlayer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -244,12 +245,10 @@ class HashedCube(RandomPlayer):
             h ^= h >> np.uint64(29)
         return (h % np.uint64(1000)).astype(np.int64)
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
         return np.where(self._hash(boards) % 7 == 0, CubeAction.DOUBLE, CubeAction.NO_DOUBLE)
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
         answers = np.array([CubeResponse.TAKE, CubeResponse.BEAVER, CubeResponse.BEAVER, CubeResponse.PASS])
         return answers[self._hash(boards) % 4]
 

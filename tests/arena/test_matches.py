@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,13 +10,13 @@ import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, play_block
 from arena.matches import MatchBlockResult, play_match_block
-from arena.tournament import run_match_tournament
+from arena.tournament import run_tournament
 from cli.main import main
 from cube.match import MatchCube
 from cube.met import published_met
 from cube.states import CubeAction, CubeResponse
 from engine.batch import children_batch
-from players.base import Player
+from players.base import CubeContext, Player
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
 from players.specs import make_player
@@ -38,12 +37,13 @@ class AlwaysDoubles(Player):
         kids, offsets = children_batch(boards, dice)
         return kids[offsets[:-1]]
 
-    def match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
-        self.asked += list(cubes)
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
+        assert context.cubes is not None
+        self.asked += list(context.cubes)
         doubles = (np.abs(boards.astype(np.int64)) * np.arange(26)).sum(axis=1) % self.every == 0
         return np.where(doubles, CubeAction.DOUBLE, CubeAction.NO_DOUBLE)
 
-    def match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
         return np.full(len(boards), CubeResponse.TAKE)
 
 
@@ -115,32 +115,32 @@ def test_a_strong_player_wins_more_matches_than_a_random_one() -> None:
     cfg = TournamentConfig(
         PlayerSpec("pubeval"), PlayerSpec("random:1"), games=40, seed=2, rules=Rules(cubeful=True), match_length=3
     )
-    result, _ = run_match_tournament(cfg, progress=False)
+    result, _ = run_tournament(cfg, progress=False)
     assert result.se is not None and result.mwc - 3 * result.se > 0.5
     assert result.a.matches_won + result.b.matches_won == 40
-    assert result.games == result.a.games_won + result.b.games_won
+    assert result.games == result.a.wins + result.b.wins
 
 
 def test_a_checkpointed_match_tournament_resumes_to_the_same_result(tmp_path: Path) -> None:
     ledger = tmp_path / "ledger.jsonl"
     base = {"a": PlayerSpec("pubeval"), "b": PlayerSpec("random:3"), "seed": 1, "rules": Rules(cubeful=True)}
     cfg = TournamentConfig(**base, games=24, block_pairs=4, match_length=3)  # type: ignore[arg-type]
-    whole, _ = run_match_tournament(cfg, progress=False)
-    first, _ = run_match_tournament(
+    whole, _ = run_tournament(cfg, progress=False)
+    first, _ = run_tournament(
         TournamentConfig(**base, games=8, block_pairs=4, match_length=3),  # type: ignore[arg-type]
         progress=False,
         checkpoint=ledger,
     )
     assert first.matches == 8
-    resumed, _ = run_match_tournament(cfg, progress=False, checkpoint=ledger)
+    resumed, _ = run_tournament(cfg, progress=False, checkpoint=ledger)
     assert (resumed.mwc, resumed.se, resumed.games) == (whole.mwc, whole.se, whole.games)
-    again, _ = run_match_tournament(cfg, progress=False, checkpoint=ledger)
+    again, _ = run_tournament(cfg, progress=False, checkpoint=ledger)
     assert again.matches == 24 and again.matches_per_second == 0.0 and again.games_per_second == 0.0
     header = json.loads(ledger.read_text().splitlines()[0])["tournament"]
     assert header["match_length"] == 3
     other = TournamentConfig(**base, games=24, block_pairs=4, match_length=5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="another tournament"):
-        run_match_tournament(other, progress=False, checkpoint=ledger)
+        run_tournament(other, progress=False, checkpoint=ledger)
 
 
 def test_match_decider_counts_and_random_players_have_no_match_cube() -> None:

@@ -25,7 +25,7 @@ from engine.errors import InvalidPositionId, InvalidSpec, NotSupported
 from nets.bearoff import load_two_sided
 from nets.evaluator import Evaluator, load_evaluator
 from nets.mlp import cubeless_equity
-from players.base import Player
+from players.base import CubeContext, Player
 from players.random_player import RandomPlayer
 
 OPENING = "4HPwATDgc/ABMA"
@@ -50,12 +50,10 @@ class Spy(Player):
         self.seen.append((boards.copy(), dice.copy()))
         return self.inner.choose_moves(boards, dice)
 
-    def double_actions(self, boards: np.ndarray, cube_states: np.ndarray, jacoby: bool, beavers: bool) -> np.ndarray:
+    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
         return np.full(len(boards), CubeAction.DOUBLE if self.doubles else CubeAction.NO_DOUBLE)
 
-    def double_responses(
-        self, boards: np.ndarray, doubler_states: np.ndarray, jacoby: bool, beavers: bool
-    ) -> np.ndarray:
+    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
         return np.full(len(boards), self.answer)
 
 
@@ -292,7 +290,7 @@ def test_a_truncated_cubeful_trial_takes_the_strategys_equity(evaluator: Evaluat
     rolls = stratified_rolls(np.arange(36))[:, 0]
     after = player.choose_moves(np.repeat(start.position.array[None], 36, axis=0), rolls)
     states = np.full(36, CubeState.UNAVAILABLE)  # the opponent, on roll, does not own the cube
-    expected = -player.cube_equities(after, states, False, False)  # type: ignore[operator]
+    expected = -player.cube_equities(after, CubeContext.money(states))  # type: ignore[operator]
     assert np.allclose(r.outcomes.cubeful, expected)
     assert not np.allclose(expected, -cubeless_equity(evaluator.evaluate_boards(after)))  # not the cubeless value
 

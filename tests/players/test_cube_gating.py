@@ -16,6 +16,7 @@ from nets.cube_advice import money_cube_decisions
 from nets.lookahead import best_children
 from nets.volatility import two_roll_outcomes_batch
 from players import make_player, parse_cube_spec
+from players.base import CubeContext
 from players.cube import CubeDecider
 from players.net import NetPlayer
 
@@ -52,7 +53,7 @@ def test_gating_never_changes_a_jump_local_decision() -> None:
     for state in (CubeState.CENTERED, CubeState.OWNED):
         states = np.full(len(boards), state)
         full = strategy.decide(probs, states, local_alpha=alpha)
-        gated = decider.decide(boards, states, jacoby=False, beavers=False)
+        gated = decider.decide(boards, CubeContext.money(states))
         assert np.array_equal(gated.action, full.action)
         assert np.array_equal(gated.response, full.response)
     assert 0 < decider.lookaheads < 2 * len(boards)  # the gate both skipped and ran lookaheads here
@@ -75,10 +76,10 @@ def test_each_distinct_board_gets_one_lookahead_and_the_cache_changes_nothing() 
     uncached = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b), cache_size=0)
     for state in (CubeState.CENTERED, CubeState.OWNED, CubeState.CENTERED):
         states = np.full(len(doubled), state)
-        a = cached.decide(doubled, states, jacoby=False, beavers=False)
-        b = uncached.decide(doubled, states, jacoby=False, beavers=False)
+        a = cached.decide(doubled, CubeContext.money(states))
+        b = uncached.decide(doubled, CubeContext.money(states))
         assert np.array_equal(a.action, b.action) and np.array_equal(a.response, b.response)
-        assert np.array_equal(a.equity, b.equity)
+        assert a.equity is not None and b.equity is not None and np.array_equal(a.equity, b.equity)
     assert cached.lookaheads == uncached.lookaheads > 0  # the same positions needed a volatility
     assert cached.lookaheads_run == sum(asked) <= len(boards)  # each distinct board at most once, ever
     assert uncached.lookaheads_run > cached.lookaheads_run
@@ -126,9 +127,9 @@ def test_a_net_with_the_gnubg_spec_decides_as_eval_does() -> None:
     player = make_player("net@0", "gnubg")
     boards = np.stack([Position.from_id(i).array for i in ("AwAAMAAAAAAAAA", "0QAA4BIAAAAAAA", "4HPwATDgc/ABMA")])
     states = np.full(3, CubeState.CENTERED.value)
-    actions = player.double_actions(boards, states, jacoby=False, beavers=False)
+    actions = player.double_actions(boards, CubeContext.money(states))
     assert list(actions) == ["double", "double", "no double"]
-    equities = player.cube_equities(boards, states, False, False)
+    equities = player.cube_equities(boards, CubeContext.money(states))
     assert equities is not None and equities[0] == pytest.approx(0.889, abs=1e-3)
     assert isinstance(player, NetPlayer)
     want = money_cube_decisions(boards, player.probabilities(boards), states, jacoby=False, beavers=False)

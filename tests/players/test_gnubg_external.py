@@ -10,6 +10,7 @@ import pytest
 
 from arena import Rules, play_block
 from engine import FibsBoard, Position
+from players.base import CubeContext
 from players.gnubg_external import (
     GNUBG,
     MAX_LINE,
@@ -100,12 +101,8 @@ def test_cube_decisions_and_evaluation(gnubg: GnubgExternal) -> None:
     assert not gnubg.double_decision(too_good)
     assert not gnubg.double_decision(crushing, cube=2, owner="opponent")  # never asked
     assert gnubg.take_decision(crushing) == "drop"
-    assert (
-        GnubgExternalPlayer(gnubg).double_responses(crushing.flip().array[None], np.array(["centered"]), False, False)[
-            0
-        ]
-        == "pass"
-    )
+    centred = CubeContext.money(np.array(["centered"]))
+    assert GnubgExternalPlayer(gnubg).double_responses(crushing.flip().array[None], centred)[0] == "pass"
     assert not gnubg.double_decision(Position.initial())
     assert gnubg.take_decision(Position.initial()) == "take"  # beavers are off
     win, *_, equity = gnubg.evaluate(Position.initial())

@@ -22,6 +22,7 @@ from engine.batch import children_batch, flip_boards
 from engine.errors import InvalidSpec
 from engine.position import Position
 from players import gnubg_player
+from players.base import CubeContext
 from players.cube import parse_cube_spec
 from players.gnubg_player import INSTALL_HINT
 
@@ -190,8 +191,8 @@ def _won_race() -> np.ndarray:
 def test_huge_leads_double_out_or_play_on(player: gnubg_player.GnubgPlayer, state: CubeState, jacoby: bool) -> None:
     boards = np.stack([_blitz(), _won_race()])
     states = np.array([state, state])
-    actions = player.double_actions(boards, states, jacoby, False)
-    responses = player.double_responses(flip_boards(boards), states, jacoby, False)
+    actions = player.double_actions(boards, CubeContext.money(states, jacoby, False))
+    responses = player.double_responses(flip_boards(boards), CubeContext.money(states, jacoby, False))
     assert set(actions) <= {CubeAction.DOUBLE, CubeAction.TOO_GOOD}
     assert list(responses) == [CubeResponse.PASS, CubeResponse.PASS]
     # With gammons counting (no Jacoby, or a turned cube) the blitz plays on for the gammon.
@@ -203,13 +204,16 @@ def test_huge_leads_double_out_or_play_on(player: gnubg_player.GnubgPlayer, stat
 def test_opening_position_is_no_double_take(player: gnubg_player.GnubgPlayer) -> None:
     opening = Position.initial().array[None]
     for state in (CubeState.CENTERED, CubeState.OWNED):
-        assert list(player.double_actions(opening, np.array([state]), False, False)) == [CubeAction.NO_DOUBLE]
-        assert list(player.double_responses(opening, np.array([state]), False, False)) == [CubeResponse.TAKE]
+        context = CubeContext.money(np.array([state]))
+        assert list(player.double_actions(opening, context)) == [CubeAction.NO_DOUBLE]
+        assert list(player.double_responses(opening, context)) == [CubeResponse.TAKE]
     # Doubled in the opening, the taker is the favourite after taking: gnubg beavers when it may.
-    assert list(player.double_responses(opening, np.array([CubeState.CENTERED]), False, True)) == [CubeResponse.BEAVER]
+    beavers = CubeContext.money(np.array([CubeState.CENTERED]), False, True)
+    assert list(player.double_responses(opening, beavers)) == [CubeResponse.BEAVER]
     # An unavailable cube is not the side's to turn.
     blitz = _blitz()[None]
-    assert list(player.double_actions(blitz, np.array([CubeState.UNAVAILABLE]), False, False)) == [CubeAction.NO_DOUBLE]
+    unavailable = CubeContext.money(np.array([CubeState.UNAVAILABLE]))
+    assert list(player.double_actions(blitz, unavailable)) == [CubeAction.NO_DOUBLE]
 
 
 def test_cube_equities_are_normalised_to_the_current_cube(player: gnubg_player.GnubgPlayer) -> None:
@@ -236,7 +240,7 @@ def test_specs_names_and_refusals(gnubg_package: Any) -> None:
     janowski = make_player("gnubg@0", "janowski:0.7")
     assert janowski.name == "gnubg@0 [janowski:0.7]"
     boards = np.stack([Position.initial().array, _blitz()])
-    actions = janowski.double_actions(boards, np.array([CubeState.CENTERED] * 2), False, False)
+    actions = janowski.double_actions(boards, CubeContext.money(np.array([CubeState.CENTERED] * 2)))
     assert actions[0] == CubeAction.NO_DOUBLE and actions[1] != CubeAction.NO_DOUBLE
     with pytest.raises(InvalidSpec, match="lookahead"):
         gnubg_player.make_gnubg_player(0, parse_cube_spec("jump-local"))

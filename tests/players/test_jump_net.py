@@ -13,6 +13,7 @@ from engine.errors import InvalidSpec, InvalidWeights
 from nets.evaluator import load_evaluator
 from nets.volnet import DEFAULT_VOLNET
 from players import make_player, parse_cube_spec
+from players.base import CubeContext
 from players.cube import DEFAULT_REMOTE_ALPHA, CubeDecider
 from players.net import NetPlayer
 from tests.nets.test_volnet import game_boards, random_volnet
@@ -74,7 +75,7 @@ def test_a_volatility_source_behind_the_gate_decides_as_the_strategy_does(alpha:
     for state in (CubeState.CENTERED, CubeState.OWNED):
         states = np.full(len(boards), state)
         full = strategy.decide(ev.evaluate_boards(boards), states, local_alpha=alpha)
-        gated = decider.decide(boards, states, jacoby=False, beavers=False)
+        gated = decider.decide(boards, CubeContext.money(states))
         assert np.array_equal(gated.action, full.action) and np.array_equal(gated.response, full.response)
     assert decider.lookaheads == sum(asked) < 2 * len(boards)
 
@@ -90,7 +91,7 @@ def test_a_jump_net_player_takes_its_volatility_from_the_net(tmp_path: Path, mon
 
     monkeypatch.setattr(player.decider, "lookahead", no_lookahead)
     boards = game_boards(4, 40)
-    player.double_actions(boards, np.full(len(boards), CubeState.CENTERED), jacoby=False, beavers=False)
+    player.double_actions(boards, CubeContext.money(np.full(len(boards), CubeState.CENTERED)))
     assert player.decider.lookaheads > 0  # the gate asked the net for some positions
 
 

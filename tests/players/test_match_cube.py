@@ -15,18 +15,14 @@ from engine import Position
 from engine.batch import flip_boards
 from engine.errors import InvalidSpec
 from nets.cube_advice import cube_lives
-from players.match_cube import (
-    MATCH_CUBE_STRATEGIES,
-    EfficiencyMatchCube,
-    ModelMatchCube,
-    parse_match_cube_spec,
-    register_match_cube,
-)
+from players.base import CubeContext
+from players.cube import parse_cube_spec
+from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, ModelMatchCube, register_match_cube
 
 
 @pytest.mark.parametrize(("text", "x"), [("gnubg-match", None), ("janowski:0.7", 0.7), ("dead", 0.0), ("live", 1.0)])
 def test_match_cube_specs_name_their_efficiency(text: str, x: float | None) -> None:
-    spec = parse_match_cube_spec(text, published_met())
+    spec = parse_cube_spec(text, published_met())
     assert isinstance(spec.strategy, EfficiencyMatchCube) and spec.strategy.x == x
 
 
@@ -47,13 +43,13 @@ def test_match_cube_specs_name_their_efficiency(text: str, x: float | None) -> N
 )
 def test_money_only_and_malformed_specs_are_refused(text: str) -> None:
     with pytest.raises(InvalidSpec, match="match cube"):
-        parse_match_cube_spec(text, published_met())
+        parse_cube_spec(text, published_met())
 
 
 def test_a_registered_strategy_is_a_spec_at_once() -> None:
     register_match_cube("test-live", "test-live", lambda arg, met: EfficiencyMatchCube(met, "test-live", 1.0))
     try:
-        assert parse_match_cube_spec("test-live", published_met()).strategy is not None
+        assert parse_cube_spec("test-live", published_met()).strategy is not None
     finally:
         del MATCH_CUBE_STRATEGIES["test-live"]
 
@@ -77,7 +73,7 @@ def test_gnubg_own_match_cube_doubles_as_the_post_crawford_trailer() -> None:
     player = make_player("gnubg@0", "gnubg", met=published_met())
     boards = np.repeat(Position.initial().array[None], 3, axis=0)
     cubes = [MatchCube(MatchScore(2, 1)), MatchCube(MatchScore(1, 2, crawford=True)), MatchCube(MatchScore(1, 2))]
-    actions = player.match_double_actions(boards, cubes)
+    actions = player.double_actions(boards, CubeContext.match(cubes))
     assert list(actions) == [CubeAction.DOUBLE, CubeAction.NO_DOUBLE, CubeAction.NO_DOUBLE]
 
 
@@ -86,7 +82,7 @@ def test_gnubg_own_match_cube_doubles_as_the_post_crawford_trailer() -> None:
     [("jump-match", 0.113, False), ("jump-match:0.09", 0.09, False), ("jump-match-local", 0.113, True)],
 )
 def test_jump_match_specs(text: str, alpha: float, local: bool) -> None:
-    spec = parse_match_cube_spec(text, published_met())
+    spec = parse_cube_spec(text, published_met())
     strategy = spec.strategy
     assert isinstance(strategy, ModelMatchCube) and strategy.needs_lookahead == local
     assert strategy.model.alpha == alpha  # type: ignore[attr-defined]
@@ -100,7 +96,7 @@ def test_the_jump_match_player_decides_as_the_model_with_the_lookahead_volatilit
     outcomes[:, :, 0] = lookahead_p
     probs = np.array([[p, 0.2 * p, 0.0, 0.15 * (1 - p), 0.0] for p in (0.55, 0.68, 0.72, 0.8, 0.85, 0.9)])
     cubes = [MatchCube(MatchScore(5, 5))] * 3 + [MatchCube(MatchScore(3, 6))] * 3
-    strategy = parse_match_cube_spec("jump-match-local:0.1", met).strategy
+    strategy = parse_cube_spec("jump-match-local:0.1", met).strategy
     assert isinstance(strategy, ModelMatchCube)
     action, response = strategy.decide(probs, cubes, np.zeros((6, 26), np.int8), lambda b: outcomes)
     volatility = STATISTICAL_SCALE * local_volatility(lookahead_p, measure="mean_abs")
@@ -116,5 +112,5 @@ def test_a_net_with_the_gnubg_match_spec_uses_the_effective_cube_life_of_bearoff
     player = make_player("net@0", "gnubg", met=published_met())
     board = Position.from_id("AwAAMAAAAAAAAA").array[None]
     cube = MatchCube(MatchScore(4, 2))
-    assert list(player.match_double_actions(board, [cube])) == [CubeAction.DOUBLE]
-    assert list(player.match_double_responses(flip_boards(board), [cube])) == [CubeResponse.TAKE]
+    assert list(player.double_actions(board, CubeContext.match([cube]))) == [CubeAction.DOUBLE]
+    assert list(player.double_responses(flip_boards(board), CubeContext.match([cube]))) == [CubeResponse.TAKE]

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from arena.games import Rules
-from arena.tournament import PlayerSpec, TournamentConfig, run_match_tournament, run_tournament
+from arena.tournament import PlayerSpec, TournamentConfig, run_tournament
 from cube.match import MatchCube, MatchScore
 from cube.met import DEFAULT_MET, met_by_name
 from cube.states import CubeAction, CubeState
 from engine import InvalidSpec, Position
 from engine.batch import flip_boards
-from players.base import Player
+from players.base import CubeContext, Player
 from players.specs import make_player
 from players.ubgi import Dialect, UbgiPlayer, format_move, parse_move, spec_command
 
@@ -72,14 +72,15 @@ def test_its_money_cube_decisions_are_net0s_with_gnubgs_model(players: tuple) ->
     for state in (CubeState.CENTERED, CubeState.OWNED):
         states = np.full(len(boards), state)
         for jacoby in (False, True):
-            mine = ubgi.double_actions(boards, states, jacoby, False) == CubeAction.DOUBLE
-            theirs = net.double_actions(boards, states, jacoby, False) == CubeAction.DOUBLE
+            context = CubeContext.money(states, jacoby, False)
+            mine = ubgi.double_actions(boards, context) == CubeAction.DOUBLE
+            theirs = net.double_actions(boards, context) == CubeAction.DOUBLE
             assert np.array_equal(mine, theirs)
         doubled = flip_boards(boards)  # the doubled side's view
         for beavers in (False, True):
             assert np.array_equal(
-                ubgi.double_responses(doubled, states, False, beavers),
-                net.double_responses(doubled, states, False, beavers),
+                ubgi.double_responses(doubled, CubeContext.money(states, False, beavers)),
+                net.double_responses(doubled, CubeContext.money(states, False, beavers)),
             )
 
 
@@ -92,12 +93,12 @@ def test_its_match_cube_decisions_are_net0s_with_gnubgs_match_model(players: tup
         MatchCube(MatchScore(7, 7), 1, CubeState.CENTERED),
     ]
     for cube in cubes:
-        batch = [cube] * len(boards)
-        mine = ubgi.match_double_actions(boards, batch) == CubeAction.DOUBLE
-        theirs = net.match_double_actions(boards, batch) == CubeAction.DOUBLE
+        batch = CubeContext.match([cube] * len(boards))
+        mine = ubgi.double_actions(boards, batch) == CubeAction.DOUBLE
+        theirs = net.double_actions(boards, batch) == CubeAction.DOUBLE
         assert np.array_equal(mine, theirs)
         doubled = flip_boards(boards)
-        assert np.array_equal(ubgi.match_double_responses(doubled, batch), net.match_double_responses(doubled, batch))
+        assert np.array_equal(ubgi.double_responses(doubled, batch), net.double_responses(doubled, batch))
 
 
 def test_against_net0_on_the_same_dice_it_scores_exactly_zero() -> None:
@@ -114,7 +115,7 @@ def test_against_net0_on_the_same_dice_it_scores_exactly_zero() -> None:
         match_length=3,
         rules=Rules(cubeful=True),
     )
-    mresult, _ = run_match_tournament(match, progress=False)
+    mresult, _ = run_tournament(match, progress=False)
     assert mresult.mwc == 0.5 and mresult.se == 0.0
 
 

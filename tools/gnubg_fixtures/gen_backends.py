@@ -41,6 +41,7 @@ from cube.states import CubeAction, CubeState  # noqa: E402
 from engine.batch import children_batch, flip_boards  # noqa: E402
 from engine.fibs import parse_external_reply  # noqa: E402
 from engine.position import GamePhase, Position  # noqa: E402
+from players.base import CubeContext  # noqa: E402
 from players.cube import parse_cube_spec  # noqa: E402
 from players.gnubg_external import GNUBG_RESPONSES, GnubgExternal  # noqa: E402
 from players.gnubg_player import CubeDecisionCode, GnubgPlayer, make_gnubg_player  # noqa: E402
@@ -88,8 +89,8 @@ def in_process_answers(player: GnubgPlayer, position: Position, roll: tuple[int,
     evaluated_before = player.evaluated_moves
     child = player.choose_moves(board, np.array([roll]))[0]
     codes, equities, _ = player.cube_analysis(board, state, False, False)
-    action = str(player.double_actions(board, state, False, False)[0])
-    response = str(player.double_responses(flip_boards(board), state, False, False)[0])
+    action = str(player.double_actions(board, CubeContext.money(state))[0])
+    response = str(player.double_responses(flip_boards(board), CubeContext.money(state))[0])
     return {
         "move": Position(child).id,
         "move_from": "evaluation" if player.evaluated_moves > evaluated_before else "tuple",
