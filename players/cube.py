@@ -209,11 +209,11 @@ class Decider(Protocol):
         ...
 
 
-def _refuse(name: str, context: CubeContext) -> None:
-    """Raise JumpgammonError when a money strategy is asked at a match score, or a match strategy in money play."""
-    if context.is_match != (name == "match"):
-        where = "at a match score" if context.is_match else "in money play"
-        raise JumpgammonError(f"a {name} cube strategy cannot decide {where}")
+def _check_kind(match: bool, context: CubeContext) -> None:
+    """Raise JumpgammonError unless ``context`` is of the strategy's kind (a match one with ``match``, else money)."""
+    if context.is_match != match:
+        kind, where = ("match", "in money play") if match else ("money", "at a match score")
+        raise JumpgammonError(f"a {kind} cube strategy cannot decide {where}")
 
 
 class CubeDecider:
@@ -257,7 +257,7 @@ class CubeDecider:
         """Decisions for boards seen by the side on roll in ``context``."""
         strategy = self.strategy
         if isinstance(strategy, MatchCubeStrategy):
-            _refuse("match", context)
+            _check_kind(True, context)
             assert context.cubes is not None
             boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
             self.decisions += len(boards)
@@ -265,7 +265,7 @@ class CubeDecider:
                 self.lookaheads += len(boards)
             actions, responses = strategy.decide(self.probabilities(boards), context.cubes, boards, self.lookahead)
             return CubeAnswers(actions, responses)
-        _refuse("money", context)
+        _check_kind(False, context)
         probs = self.probabilities(boards)
         states = np.asarray(context.states, dtype=str)
         self.decisions += len(boards)
@@ -341,7 +341,7 @@ class GnubgModelDecider:
 
     def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
         """Decisions for boards seen by the side on roll in the money ``context``."""
-        _refuse("money", context)
+        _check_kind(False, context)
         self.decisions += len(boards)
         states = np.asarray(context.states, dtype=str)
         d = money_cube_decisions(

@@ -13,11 +13,12 @@ from cube.states import CubeAction, CubeResponse
 from cube.volatility import local_volatility
 from engine import Position
 from engine.batch import flip_boards
-from engine.errors import InvalidSpec
+from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import cube_lives
 from players.base import CubeContext
 from players.cube import parse_cube_spec
 from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, ModelMatchCube, register_match_cube
+from players.specs import make_player
 
 
 @pytest.mark.parametrize(("text", "x"), [("gnubg-match", None), ("janowski:0.7", 0.7), ("dead", 0.0), ("live", 1.0)])
@@ -68,8 +69,6 @@ def test_cube_efficiency_by_position_class() -> None:
 
 def test_gnubg_own_match_cube_doubles_as_the_post_crawford_trailer() -> None:
     pytest.importorskip("gnubg")
-    from players.specs import make_player
-
     player = make_player("gnubg@0", "gnubg", met=published_met())
     boards = np.repeat(Position.initial().array[None], 3, axis=0)
     cubes = [MatchCube(MatchScore(2, 1)), MatchCube(MatchScore(1, 2, crawford=True)), MatchCube(MatchScore(1, 2))]
@@ -107,10 +106,22 @@ def test_the_jump_match_player_decides_as_the_model_with_the_lookahead_volatilit
 def test_a_net_with_the_gnubg_match_spec_uses_the_effective_cube_life_of_bearoffs() -> None:
     """A last roll at 4-away 2-away: gnubg's effective x is 0 there (nothing left to double), so the side on
     roll doubles and the opponent takes, where the class cap 0.6 would say no double (the old answer)."""
-    from players.specs import make_player
-
     player = make_player("net@0", "gnubg", met=published_met())
     board = Position.from_id("AwAAMAAAAAAAAA").array[None]
     cube = MatchCube(MatchScore(4, 2))
     assert list(player.double_actions(board, CubeContext.match([cube]))) == [CubeAction.DOUBLE]
     assert list(player.double_responses(flip_boards(board), CubeContext.match([cube]))) == [CubeResponse.TAKE]
+
+
+def test_a_strategy_answers_only_questions_of_its_kind() -> None:
+    """Money is the match of unlimited length: one question type, but a strategy decides only for its own kind."""
+    board = Position.initial().array[None]
+    at_score = CubeContext.match([MatchCube(MatchScore(3, 3))])
+    money = CubeContext.money(["centered"])
+    with pytest.raises(JumpgammonError, match="money cube strategy"):
+        make_player("net@0", "janowski:0.7").double_actions(board, at_score)
+    with pytest.raises(JumpgammonError, match="match cube strategy"):
+        make_player("net@0", "janowski:0.7", met=published_met()).double_actions(board, money)
+    both = CubeContext.match([MatchCube(MatchScore(3, 3)), MatchCube(MatchScore(2, 4))])
+    picked = both.rows(np.array([False, True]))
+    assert picked.cubes == (MatchCube(MatchScore(2, 4)),) and list(picked.states) == ["centered"]
