@@ -53,17 +53,16 @@ trial index on the same dice.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import sys
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -86,6 +85,7 @@ from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, evaluate_plies, expand_rolls, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
+from nets.weights import write_atomic
 from players.base import CubeContext, Player
 from players.cube import cube_states_for, parse_cube_spec
 from players.net import NetPlayer
@@ -1114,15 +1114,9 @@ class SavedRollout:
             "config": asdict(self.config),
         }
         arrays = {name: getattr(self.outcomes, name) for name in TrialOutcomes.__dataclass_fields__}
-        target = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".npz", dir=target.parent or None)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez_compressed(handle, meta=np.array(json.dumps(meta)), **arrays)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, meta=np.array(json.dumps(meta)), **arrays)
+        write_atomic(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SavedRollout:
