@@ -18,7 +18,8 @@ import numpy as np
 from arena import PlayerSpec, Rules, TournamentConfig, run_tournament
 from engine.position import Position
 from players.cube import parse_cube_spec
-from players.gnubg_player import GnubgPlayer, gnubg, gnubg_boards, make_gnubg_player
+from players.gnubg_binding import gnubg, gnubg_boards
+from players.gnubg_player import GnubgPlayer, make_gnubg_player
 
 
 @dataclass(frozen=True)

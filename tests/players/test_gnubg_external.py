@@ -11,15 +11,15 @@ import pytest
 from arena import Rules, play_block
 from engine import FibsBoard, Position
 from players.base import CubeContext
-from players.gnubg_external import (
+from players.gnubg_client import (
     GNUBG,
     MAX_LINE,
     GnubgExternal,
     GnubgExternalError,
-    GnubgExternalPlayer,
     evaluation_commands,
     gnubg_available,
 )
+from players.gnubg_external import GnubgExternalPlayer
 
 needs_gnubg = pytest.mark.skipif(
     not gnubg_available(), reason=f"GNU Backgammon is not installed at {GNUBG} (apt-get install gnubg)"

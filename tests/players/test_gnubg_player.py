@@ -21,10 +21,10 @@ from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import children_batch, flip_boards
 from engine.errors import InvalidSpec
 from engine.position import Position
-from players import gnubg_player
+from players import gnubg_binding, gnubg_player
 from players.base import CubeContext
 from players.cube import parse_cube_spec
-from players.gnubg_player import INSTALL_HINT
+from players.gnubg_binding import INSTALL_HINT
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "gnubg_backends.json"
@@ -133,13 +133,13 @@ def test_bearing_off_two_checkers(player: gnubg_player.GnubgPlayer, gnubg_packag
     board[[6, 5]] = 1
     board[[19, 20]] = -3
     # The binding cuts the tuple at the first checker borne off: 6-5 comes back as (6,).
-    move = gnubg_package.findbestmove(gnubg_player.gnubg_boards(board)[0], player.cube_info, player.context, (6, 5))
+    move = gnubg_package.findbestmove(gnubg_binding.gnubg_boards(board)[0], player.cube_info, player.context, (6, 5))
     assert len(move) % 2 == 1
     child = player.choose_moves(board[None], np.array([[6, 5]]))[0]
     assert not (child < 0).any()  # both off: the mover has no checker left
     # Three checkers, 6-1: every play bears one off; gnubg's evaluation of the plays decides.
     board[2] = 1
-    move = gnubg_package.findbestmove(gnubg_player.gnubg_boards(board)[0], player.cube_info, player.context, (6, 1))
+    move = gnubg_package.findbestmove(gnubg_binding.gnubg_boards(board)[0], player.cube_info, player.context, (6, 1))
     assert len(move) % 2 == 1
     child = player.choose_moves(board[None], np.array([[6, 1]]))[0]
     kids, _ = children_batch(board[None], np.array([[6, 1]]))
@@ -165,7 +165,7 @@ def test_probabilities_are_gnubgs(player: gnubg_player.GnubgPlayer, gnubg_packag
     assert ((probs >= 0) & (probs <= 1)).all()
     assert (probs[:, 1] <= probs[:, 0] + 1e-6).all() and (probs[:, 2] <= probs[:, 1] + 1e-6).all()
     assert 0.5 < player.probabilities(Position.initial().array[None])[0, 0] < 0.55
-    expected = gnubg_package.evaluate(gnubg_player.gnubg_boards(boards[7])[0], player.cube_info, player.context)
+    expected = gnubg_package.evaluate(gnubg_binding.gnubg_boards(boards[7])[0], player.cube_info, player.context)
     np.testing.assert_allclose(probs[7], expected[:5])
 
 
@@ -217,19 +217,19 @@ def test_opening_position_is_no_double_take(player: gnubg_player.GnubgPlayer) ->
 
 
 def test_cube_equities_are_normalised_to_the_current_cube(player: gnubg_player.GnubgPlayer) -> None:
-    engine = gnubg_player.gnubg_engine()
-    CUBEFUL = gnubg_player.OUTPUT_CUBEFUL_EQUITY
+    engine = gnubg_binding.gnubg_engine()
+    CUBEFUL = gnubg_binding.OUTPUT_CUBEFUL_EQUITY
     for board in (Position.initial().array, _blitz()):
         codes, equities, _ = player.cube_analysis(board[None], np.array([CubeState.CENTERED]), False, False)
         no_double, double_take, double_pass = equities[0]
         assert double_pass == 1.0
         # No double: the cubeful equity as it is; double/take: twice the cubeful equity with the
         # opponent owning the cube (the cube's value does not matter for money).
-        assert no_double == pytest.approx(engine.evaluate_c(board, 0, True, gnubg_player.CENTRED)[CUBEFUL], abs=1e-6)
+        assert no_double == pytest.approx(engine.evaluate_c(board, 0, True, gnubg_binding.CENTRED)[CUBEFUL], abs=1e-6)
         assert double_take == pytest.approx(
-            2 * engine.evaluate_c(board, 0, True, gnubg_player.OPPONENT)[CUBEFUL], abs=1e-5
+            2 * engine.evaluate_c(board, 0, True, gnubg_binding.OPPONENT)[CUBEFUL], abs=1e-5
         )
-    assert gnubg_player.CubeDecisionCode(int(codes[0])) == gnubg_player.CubeDecisionCode.TOOGOOD_PASS
+    assert gnubg_binding.CubeDecisionCode(int(codes[0])) == gnubg_binding.CubeDecisionCode.TOOGOOD_PASS
 
 
 def test_specs_names_and_refusals(gnubg_package: Any) -> None:
@@ -249,7 +249,7 @@ def test_specs_names_and_refusals(gnubg_package: Any) -> None:
 
 
 def test_missing_package_is_a_clean_invalid_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gnubg_player, "gnubg", None)
+    monkeypatch.setattr(gnubg_binding, "gnubg", None)
     with pytest.raises(InvalidSpec, match=re.escape(INSTALL_HINT)):
         gnubg_player.make_gnubg_player(0, parse_cube_spec("none"))
 

@@ -1,7 +1,7 @@
 """Generate tests/fixtures/gnubg_backends.json: the two gnubg backends' 0-ply answers on the same positions.
 
 The backends: the ``gnubg`` Python package in process (``players.gnubg_player``) and GNU
-Backgammon 1.07 in its external mode (``players.gnubg_external.GnubgExternal``). Like
+Backgammon 1.07 in its external mode (``players.gnubg_client.GnubgExternal``). Like
 ``gen_fibs_external.py`` this runs in ordinary Python and starts gnubg itself (127.0.0.1, a free
 port, terminated at the end). From the repository root, with the package installed
 (``pip install -e ".[gnubg]"``) and ``/usr/games/gnubg``:
@@ -43,8 +43,9 @@ from engine.fibs import parse_external_reply  # noqa: E402
 from engine.position import GamePhase, Position  # noqa: E402
 from players.base import CubeContext  # noqa: E402
 from players.cube import parse_cube_spec  # noqa: E402
-from players.gnubg_external import GNUBG_RESPONSES, GnubgExternal  # noqa: E402
-from players.gnubg_player import CubeDecisionCode, GnubgPlayer, make_gnubg_player  # noqa: E402
+from players.gnubg_binding import CubeDecisionCode  # noqa: E402
+from players.gnubg_client import GNUBG_RESPONSES, GnubgExternal  # noqa: E402
+from players.gnubg_player import GnubgPlayer, make_gnubg_player  # noqa: E402
 
 SEED = 20260311
 OUT = os.path.join(REPO_ROOT, "tests", "fixtures", "gnubg_backends.json")

@@ -30,7 +30,7 @@ from fixture_json import write_fixture  # noqa: E402
 
 from engine import Dice, FibsBoard, Position  # noqa: E402
 from engine.fibs import MONEY, parse_external_reply  # noqa: E402
-from players.gnubg_external import GnubgExternal  # noqa: E402
+from players.gnubg_client import GnubgExternal  # noqa: E402
 
 SEED = 20260107
 OUT = os.path.join(REPO_ROOT, "tests", "fixtures", "gnubg_fibs_external.json")

@@ -51,7 +51,8 @@ from nets.evaluator import game_over_probabilities  # noqa: E402
 from nets.mlp import cubeless_equity  # noqa: E402
 from nets.weights import write_atomic  # noqa: E402
 from players.cube import parse_cube_spec  # noqa: E402
-from players.gnubg_player import CENTRED, ON_ROLL, gnubg_boards, make_gnubg_player  # noqa: E402
+from players.gnubg_binding import CENTRED, ON_ROLL, gnubg_boards  # noqa: E402
+from players.gnubg_player import make_gnubg_player  # noqa: E402
 
 SEED = 20261123
 OUT = Path(REPO_ROOT) / "benchmarks" / "data" / "move_errors.npz"
