@@ -31,14 +31,13 @@ from cube.match import MatchCube, MatchScore
 from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import flip_boards, phases
 from engine.errors import JumpgammonError
-from engine.game import Dice, result_multipliers
+from engine.game import Dice, check_plies, result_multipliers
 from engine.match import MAX_CUBE
 from engine.position import GamePhase, Position
 from players.base import CubeContext, Player
 from players.cube import cube_states_for
 
 DICE_CHUNK = 64  # rolls drawn per game at a time; games longer than that draw more
-MAX_PLIES = 3_000  # a game this long means a player that cannot finish: refused, not looped forever
 
 
 @dataclass(frozen=True)
@@ -304,9 +303,9 @@ class Lockstep:
     def move(self, rows: np.ndarray, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play ``rolls`` (k, 2) in the live games ``rows``; returns the children (seen by the next side on roll)
         and which of them ended the game. Afterwards the other side is on roll in each of those games.
+        Raises RunawayGame when one of those games has already played ``engine.game.MAX_PLIES`` moves.
         """
-        if len(rows) and self.ply[rows].max() >= MAX_PLIES:
-            raise JumpgammonError(f"a game passed {MAX_PLIES} moves: a player cannot finish")
+        check_plies(self.ply[rows])
         who = (self.on_roll[rows] != self.seat_of_a[rows]).astype(np.int64)
         kids = _by_player(self.players, who, "choose_moves", self.boards[rows], rolls, max_rows=self.max_rows)
         return kids, self.apply_moves(rows, rolls, kids)

@@ -14,6 +14,7 @@ from arena.tournament import money_blocks, pair_statistics
 from cube.states import CubeAction, CubeResponse
 from engine import Position
 from engine.batch import children_batch
+from engine.errors import RunawayGame
 from engine.game import result_multipliers
 from players.base import CubeContext, Player
 from players.pubeval import PubevalPlayer
@@ -44,6 +45,12 @@ class Scripted(Player):
 def _events(block_records: list[list[list[object]]] | None, game: int) -> list[list[object]]:
     assert block_records is not None
     return block_records[game]
+
+
+def test_a_game_no_player_can_finish_raises_the_engines_runaway_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("engine.game.MAX_PLIES", 8)  # no game ends within 8 moves
+    with pytest.raises(RunawayGame, match="passed 8 moves: a player cannot finish"):
+        play_block((PubevalPlayer(), PubevalPlayer()), seed=1, first_pair=0, n_pairs=1, rules=Rules())
 
 
 def test_a_pass_ends_the_game_at_the_current_cube_and_no_double_precedes_the_opening_roll() -> None:

@@ -64,7 +64,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-import arena.games
 from cli.main import build_parser, main
 from cube.met import DEFAULT_MET, published_met
 from engine import JumpgammonError, MatchState, Position, parse_id_pair
@@ -1176,7 +1175,7 @@ def test_a_game_no_player_can_finish_is_refused_in_one_line(monkeypatch: pytest.
 
     No game ends within 8 moves, so a cap of 8 stands in for the 10,000 that two such nets reach (minutes).
     """
-    monkeypatch.setattr(arena.games, "MAX_PLIES", 8)
+    monkeypatch.setattr("engine.game.MAX_PLIES", 8)
     with scratch_dir():
         run = run_cli(["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "2", "--workers", "1", "--json"])
     check_contract(run)
