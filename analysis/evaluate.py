@@ -40,7 +40,7 @@ from analysis.deep import best_plays, distinct_boards, evaluate_boards, plies_pr
 from analysis.marks import CLOSE_CUBE, CubeError, LuckMark, Skill, luck_mark, skill_of
 from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
-from arena.rollout import ROLL_INDEX
+from arena.luck import ROLL_INDEX
 from cube.actions import ProperAction
 from cube.gnubg_model import match_cube_lives, money_proper_action
 from cube.match import cubeful_mwc, mwc_to_equity

@@ -69,21 +69,22 @@ import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, MatchScores, Rules
+from arena.luck import roll_luck
 from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
-from cube.gamestate import difference_equity, flip_difference
+from cube.gamestate import difference_equity
 from cube.match import MatchCube, MatchScore, game_result_mwc, mwc_to_equity
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from cube.states import CubeState
-from engine.batch import children_batch, parse_id_pair
+from engine.batch import parse_id_pair
 from engine.errors import InvalidSpec, JumpgammonError, NotSupported, raised_by_interrupt
 from engine.match import GameState
 from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
 from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
-from nets.lookahead import ROLL_WEIGHTS, ROLLS, evaluate_plies, expand_rolls, segment_argmax
+from nets.lookahead import evaluate_plies
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
 from nets.weights import write_atomic
 from players.base import CubeContext, Player
@@ -92,13 +93,10 @@ from players.net import NetPlayer
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
 ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
-#: Index into :data:`nets.lookahead.ROLLS` (the 21 distinct rolls) of each ordered roll (d1 - 1, d2 - 1).
-ROLL_INDEX = np.array([[ROLLS.tolist().index(sorted([a, b])) for b in range(1, 7)] for a in range(1, 7)])
 STRATA = 36
 STRATIFIED_ROLLS = 2  # the first two random rolls of a trial come from the stratified table
 DICE_CHUNK = 64  # later rolls drawn per trial at a time
 BLOCK_ROWS = 648  # trials (of all positions together) per lockstep block, about
-LUCK_CHUNK = 256  # trials whose 21-roll luck is evaluated in one batch (21 x children each)
 #: Trials per player call at each depth: a 2-ply move choice holds ~10^5 evaluations per trial.
 PLAYER_ROWS = {0: None, 1: 64, 2: 2}
 DEFAULT_CUBE = "gnubg"  # gnubg's cube model, as ``eval`` shows: x by class, exact in two-sided bear-offs
@@ -345,36 +343,6 @@ class TrialDice:
         while index.size and index.max() >= self.rolls.shape[1]:
             self.rolls = np.concatenate([self.rolls, self._draw()], axis=1)
         return self.rolls[slots, index]
-
-
-def roll_luck(
-    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply; see the module docstring),
-    and the 0-ply best play of each roll (k, 26), the child seen by the next side on roll.
-
-    ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
-    is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
-    of a position share their first boards).
-    """
-    boards = np.ascontiguousarray(boards, dtype=np.int8)
-    keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    distinct = boards[first]
-    values = np.empty((len(distinct), len(ROLLS), 5))  # the roller's view after each roll's best play
-    best_kids = np.empty((len(distinct), len(ROLLS), boards.shape[1]), np.int8)
-    for start in range(0, len(distinct), LUCK_CHUNK):
-        part = distinct[start : start + LUCK_CHUNK]
-        rep, dice = expand_rolls(part)
-        kids, offsets = children_batch(rep, dice)
-        probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
-        best = segment_argmax(-cubeless_equity(probs), offsets)
-        values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
-        best_kids[start : start + len(part)] = kids[best].reshape(len(part), len(ROLLS), -1)
-    rows, roll = inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
-    luck = values[rows, roll]
-    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[rows]
-    return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck)), best_kids[rows, roll]
 
 
 def to_seat0(probs: np.ndarray, seat: np.ndarray) -> np.ndarray:
