@@ -54,6 +54,7 @@ from cube.errors import CubeInputError
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
+from cube.volatility import DEFAULT_REMOTE_ALPHA  # jump-local's and jump-net's unless the spec gives one
 from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import money_cube_decisions
 from nets.volnet import DEFAULT_VOLNET
@@ -65,7 +66,6 @@ from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, Match
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
-DEFAULT_REMOTE_ALPHA = 0.10  # jump-local's and jump-net's remote volatility unless the spec gives one
 #: The money cube specs, as an error message or help text lists them.
 CUBE_SPECS = (
     f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "

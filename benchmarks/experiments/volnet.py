@@ -32,14 +32,14 @@ from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import LEDGER_REMEDY, check_folder, claim_folder, committed_result
 from benchmarks.experiments.volnet_data import GAMES_PER_BATCH, SAMPLE_RATE, VolatilityData, generate
 from cube.states import CubeState
-from cube.volatility import local_volatility
+from cube.volatility import DEFAULT_REMOTE_ALPHA, local_volatility
 from engine.batch import phases
 from engine.position import GamePhase
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import VOLNET_TARGET, VolatilityNet, VolNetConfig, load_volatility_net, phase_routes, volnet_inputs
 from nets.weights import write_atomic
-from players.cube import DEFAULT_REMOTE_ALPHA, GATE_ALPHAS, parse_cube_spec
+from players.cube import GATE_ALPHAS, parse_cube_spec
 from players.specs import net_spec
 
 TEST_SHARE = 0.2  # games of the training batches held out for the test (later batches are all test)

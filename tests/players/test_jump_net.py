@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from cube.states import CubeState
+from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.errors import InvalidSpec, InvalidWeights
 from nets.evaluator import load_evaluator
 from nets.volnet import DEFAULT_VOLNET
 from players import make_player, parse_cube_spec
 from players.base import CubeContext
-from players.cube import DEFAULT_REMOTE_ALPHA, CubeDecider
+from players.cube import CubeDecider
 from players.net import NetPlayer
 from tests.nets.test_volnet import game_boards, random_volnet
 
