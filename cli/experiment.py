@@ -13,6 +13,7 @@ from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, existing_file, float_range, int_range
+from engine.position import PhaseName
 from nets.evaluator import load_evaluator
 from players.specs import net_spec
 
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(remote))
             return 0
         for reading in ("first", "every"):
-            for part in ("all", "race", "contact"):
+            for part in ("all", PhaseName.RACE, PhaseName.CONTACT):
                 r = remote[reading][part]
                 print(
                     f"{reading:>5} {part:<7} {r['states']:>7,} states: SD {r['sd']:.4f} +- {r['sd_se']:.4f}, "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cli.common import add_json_argument, existing_file, float_range, int_range
 from cli.train import encoding_name, hidden_widths
+from engine.position import PhaseName
 from nets.evaluator import ALL_NETS, PHASE_NETS
 
 
@@ -169,15 +170,20 @@ def run(args: argparse.Namespace) -> int:
             group_plays=args.group_plays,
         )
         result = generate(gen, progress=True).to_json()
+        positions = result["positions"]
         text = (
-            f"{gen.data}: {result['shards']} shards, {result['positions']['contact']:,} contact and "
-            f"{result['positions']['race']:,} race positions ({result['made']} shards made in {result['seconds']} s)"
+            f"{gen.data}: {result['shards']} shards, {positions[PhaseName.CONTACT]:,} contact and "
+            f"{positions[PhaseName.RACE]:,} race positions ({result['made']} shards made in {result['seconds']} s)"
         )
     else:
         if args.out is None:
             raise JumpgammonError("fit needs --out, the candidate weights file")
-        widths = (("contact", args.widen_contact), ("race", args.widen_race), ("crashed", args.widen_crashed))
-        widen = {name: w for name, w in widths if w is not None}
+        widths = (
+            (PhaseName.CONTACT, args.widen_contact),
+            (PhaseName.RACE, args.widen_race),
+            (PhaseName.CRASHED, args.widen_crashed),
+        )
+        widen: dict[str, tuple[int, ...]] = {name: w for name, w in widths if w is not None}
         shard_folders, label_folders = split_folders(tuple(args.data))
         cfg = FitConfig(
             data=shard_folders,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,19 @@ class GamePhase(IntEnum):
     BEAROFF_ONE_SIDED = 2  # both sides have every checker home: one-sided database territory
     BEAROFF_TWO_SIDED = 3  # ... and at most 6 checkers each: exact two-sided database
     OVER = 4
+
+
+class PhaseName(StrEnum):
+    """The phase classes that nets are trained on and keyed by, as weights files, shards and reports spell them.
+
+    ``CONTACT`` and ``RACE`` are :class:`GamePhase`'s (a race takes the bear-offs that no database
+    covers); ``CRASHED`` is the contact positions where a side is crashed (gnubg's class,
+    :func:`engine.batch.crashed`), judged by a net of their own where an evaluator has one.
+    """
+
+    CONTACT = "contact"
+    CRASHED = "crashed"
+    RACE = "race"
 
 
 def _count_problem(values: Sequence[int]) -> str | None:

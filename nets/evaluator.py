@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
-from engine.position import GamePhase, Position
+from engine.position import GamePhase, PhaseName, Position
 from nets.encoding import Encoding
 from nets.mlp import FrozenNet, NetConfig, OutcomeNet, cubeless_equity
 from nets.weights import decode_weights, encode_weights, write_atomic
@@ -18,10 +18,11 @@ from weights import DEFAULT_WEIGHTS
 
 # v1: the encoding of every net written before v2, and of the volatility net
 ENCODING = Encoding.V1
-PHASE_NETS = ("contact", "race")  # the nets every evaluator holds
-ALL_NETS = ("contact", "crashed", "race")  # the nets an evaluator may hold: a crashed net is optional
+# Net names are PhaseName's values, as plain strings: the keys of Evaluator.nets and of the weights files.
+PHASE_NETS: tuple[str, ...] = (PhaseName.CONTACT.value, PhaseName.RACE.value)  # the nets every evaluator holds
+ALL_NETS: tuple[str, ...] = tuple(p.value for p in PhaseName)  # the nets it may hold: a crashed net is optional
 # A phase whose net an evaluator lacks is judged by this one instead (nets from before crashed nets).
-FALLBACK_NET = {"crashed": "contact"}
+FALLBACK_NET: dict[str, str] = {PhaseName.CRASHED.value: PhaseName.CONTACT.value}
 TRAINING_PREFIX = "train."  # tensors of a training run's state, beside the nets in a checkpoint
 # Trained weights stay within a few tens. Below this bound every activation of the largest net allowed
 # (4 hidden layers of 2048) stays finite in float32 for encoded inputs (all below 10), so no output is NaN.
@@ -87,11 +88,11 @@ def net_routes(boards: np.ndarray, net_names: Sequence[str], bearoff: tuple[bool
         race |= ph == GamePhase.BEAROFF_ONE_SIDED
     if not bearoff[1]:
         race |= ph == GamePhase.BEAROFF_TWO_SIDED
-    routes = {"contact": contact, "race": race}
-    if "crashed" in net_names and contact.any():
+    routes: dict[str, np.ndarray] = {PhaseName.CONTACT: contact, PhaseName.RACE: race}
+    if PhaseName.CRASHED in net_names and contact.any():
         smashed = contact & crashed(boards)
-        routes["crashed"] = smashed
-        routes["contact"] = contact & ~smashed
+        routes[PhaseName.CRASHED] = smashed
+        routes[PhaseName.CONTACT] = contact & ~smashed
     return routes
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.batch import phases
 from engine.errors import InvalidWeights
-from engine.position import GamePhase
+from engine.position import GamePhase, PhaseName
 from nets.encoding import N_INPUTS, encode
 from nets.evaluator import ENCODING, MAX_ABS_WEIGHT, PHASE_NETS
 from nets.mlp import OUTPUTS, check_hidden, forward_layers, frozen_layers, layer_shapes
@@ -83,7 +83,10 @@ def softplus(z: np.ndarray) -> np.ndarray:
 def phase_routes(boards: np.ndarray) -> dict[str, np.ndarray]:
     """Boolean masks of the boards each phase net judges: contact, and race for every other unfinished one."""
     ph = phases(boards)
-    return {"contact": ph == GamePhase.CONTACT, "race": (ph != GamePhase.CONTACT) & (ph != GamePhase.OVER)}
+    return {
+        PhaseName.CONTACT: ph == GamePhase.CONTACT,
+        PhaseName.RACE: (ph != GamePhase.CONTACT) & (ph != GamePhase.OVER),
+    }
 
 
 class VolatilityNet:

@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from engine.batch import children_batch
 from engine.errors import InvalidWeights, JumpgammonError
+from engine.position import PhaseName
 from engine.selfplay import SelfPlay
 from nets.encoding import Encoding
 from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, load_evaluator
@@ -83,8 +84,8 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             except ValueError as exc:
                 raise JumpgammonError(f"--start {str(cfg.start)!r}: {exc}") from None
             if cfg.crashed_net:
-                ev = with_net(ev, "crashed", "contact", cfg.device)
-            hidden = tuple(ev.nets["contact"].config.hidden)
+                ev = with_net(ev, PhaseName.CRASHED, PhaseName.CONTACT, cfg.device)
+            hidden = tuple(ev.nets[PhaseName.CONTACT].config.hidden)
             origin = f"from {cfg.start}"
         else:
             hidden = cfg.hidden if cfg.hidden is not None else DEFAULT_HIDDEN
@@ -96,7 +97,7 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             seed=seed,
             cube=asked_cube or [],
             encoding=ev.encoding.value,
-            crashed_net="crashed" in ev.nets,
+            crashed_net=PhaseName.CRASHED in ev.nets,
         )
         return (
             ev,
@@ -113,7 +114,7 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             f"--encoding {cfg.encoding.short} differs from the encoding of {cfg.out} ({ev.encoding.short}); "
             "a run keeps its encoding"
         )
-    if cfg.crashed_net and "crashed" not in ev.nets:
+    if cfg.crashed_net and PhaseName.CRASHED not in ev.nets:
         raise JumpgammonError(f"--crashed-net: {cfg.out} has no crashed net, and a run keeps its nets")
     widths = {name: list(net.config.hidden) for name, net in ev.nets.items()}
     if cfg.hidden is not None and any(h != list(cfg.hidden) for h in widths.values()):
@@ -143,12 +144,12 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             "a run keeps its initial nets"
         )
     settings.update(
-        hidden=widths["contact"],
+        hidden=widths[PhaseName.CONTACT],
         seed=seed,
         cube=saved_cube,
         start=saved_start,
         encoding=ev.encoding.value,
-        crashed_net="crashed" in ev.nets,
+        crashed_net=PhaseName.CRASHED in ev.nets,
     )
     changed = [
         f"{key} {saved[key]} -> {settings[key]}"

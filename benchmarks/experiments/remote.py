@@ -30,7 +30,7 @@ from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import check_folder, claim_folder, committed_result, nothing_played
 from cube import STATISTICAL_SCALE, implied_cube_life, win_loss_values
 from engine.batch import phases
-from engine.position import GamePhase, Position
+from engine.position import GamePhase, PhaseName, Position
 from engine.selfplay import SelfPlay
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import best_children_plies
@@ -38,7 +38,7 @@ from nets.weights import write_atomic
 
 LOW = (0.20, 0.35)
 HIGH = (0.65, 0.80)
-PAPER = {"all": 0.094, "race": 0.148, "contact": 0.093, "states": 81_000, "games": 100_000}
+PAPER = {"all": 0.094, PhaseName.RACE: 0.148, PhaseName.CONTACT: 0.093, "states": 81_000, "games": 100_000}
 PAPER_LINEAR_ALPHA, PAPER_W = 0.113, 1.27
 
 
@@ -182,8 +182,8 @@ def analyse(t: Trajectories, evaluator: Evaluator, seed: int) -> dict[str, Any]:
         jumps, race, game = filtered_jumps(t, every)
         result[name] = {
             "all": _spread(jumps, game, seed),
-            "race": _spread(jumps[race], game[race], seed),
-            "contact": _spread(jumps[~race], game[~race], seed),
+            PhaseName.RACE: _spread(jumps[race], game[race], seed),
+            PhaseName.CONTACT: _spread(jumps[~race], game[~race], seed),
         }
     _, w0, l0 = win_loss_values(evaluator.evaluate_boards(Position.initial().array[None])[0])
     pts = t.points_seat0
@@ -239,7 +239,10 @@ def plot_jumps(t: Trajectories, path: Path) -> bool:
     jumps, race, _ = filtered_jumps(t, every=True)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     bins = [float(v) for v in np.linspace(-1, 1, 81)]
-    for mask, name, paper in ((~race, "contact", PAPER["contact"]), (race, "race", PAPER["race"])):
+    for mask, name, paper in (
+        (~race, PhaseName.CONTACT, PAPER[PhaseName.CONTACT]),
+        (race, PhaseName.RACE, PAPER[PhaseName.RACE]),
+    ):
         part = jumps[mask]
         label = f"{name}: {len(part):,} states, mean |jump| {np.abs(part).mean():.3f} (paper {paper})"
         ax.hist(part, bins=bins, density=True, histtype="step", lw=1.5, label=label)

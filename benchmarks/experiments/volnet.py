@@ -34,7 +34,7 @@ from benchmarks.experiments.volnet_data import GAMES_PER_BATCH, SAMPLE_RATE, Vol
 from cube.states import CubeState
 from cube.volatility import DEFAULT_REMOTE_ALPHA, local_volatility
 from engine.batch import phases
-from engine.position import GamePhase
+from engine.position import GamePhase, PhaseName
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import VOLNET_TARGET, VolatilityNet, VolNetConfig, load_volatility_net, phase_routes, volnet_inputs
@@ -473,8 +473,8 @@ def run_volnet(
     ph = phases(data.boards)
     parts = {
         "all": test,
-        "contact": test & routes["contact"],
-        "race": test & routes["race"],
+        PhaseName.CONTACT: test & routes[PhaseName.CONTACT],
+        PhaseName.RACE: test & routes[PhaseName.RACE],
         "bearoff": test & ((ph == GamePhase.BEAROFF_ONE_SIDED) | (ph == GamePhase.BEAROFF_TWO_SIDED)),
     }
     evaluation = {
@@ -485,7 +485,7 @@ def run_volnet(
         for name, rows in parts.items()
     }
     decisions = gate_agreement(probs[test], data.sigma[test], predicted[test])
-    speed = measure_speed(evaluator, net, data.boards[test & routes["contact"]])
+    speed = measure_speed(evaluator, net, data.boards[test & routes[PhaseName.CONTACT]])
     ledger_path = out / f"h2h_{file_hash(net_path)}.ledger.jsonl"
     match = head_to_head(net_path, ledger_path, games, seed, workers, play, progress, weights)
     result = VolnetResult(
@@ -516,7 +516,7 @@ def run_volnet(
     )
     if play:
         write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
-        plot_volnet(data.sigma[test], predicted[test], routes["contact"][test], out / "plot.png")
+        plot_volnet(data.sigma[test], predicted[test], routes[PhaseName.CONTACT][test], out / "plot.png")
     return result
 
 
@@ -527,7 +527,7 @@ def plot_volnet(label: np.ndarray, predicted: np.ndarray, contact: np.ndarray, p
         return False
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
     top = float(max(label.max(initial=0.0), predicted.max(initial=0.0))) * 1.02 or 1.0
-    for mask, name, color in ((contact, "contact", "C0"), (~contact, "race", "C1")):
+    for mask, name, color in ((contact, PhaseName.CONTACT, "C0"), (~contact, PhaseName.RACE, "C1")):
         if not mask.any():
             continue
         err = predicted[mask] - label[mask]

@@ -13,9 +13,9 @@ from cube.efficiency import PositionClass
 from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
 from engine.ids import board_from_position_id
-from engine.position import GamePhase, Position
+from engine.position import GamePhase, PhaseName, Position
 from nets.encoding import Encoding
-from nets.evaluator import Evaluator, evaluator_from_bytes, load_evaluator
+from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, evaluator_from_bytes, load_evaluator
 from nets.mlp import FrozenNet, NetConfig
 from nets.model import recoded_evaluator, recoded_tensors
 from nets.weights import weights_digest
@@ -118,6 +118,21 @@ def test_v2_file_with_crashed_net_round_trips() -> None:
     assert back.header["encoding"] == "jumpgammon-v2" and back.header["n_inputs"] == n
     boards = _game_boards()
     assert np.array_equal(back.evaluate_boards(boards), Evaluator(nets, encoding=Encoding.V2).evaluate_boards(boards))
+
+
+def test_phase_names_are_stored_as_the_same_plain_strings() -> None:
+    assert ALL_NETS == ("contact", "crashed", "race") and PHASE_NETS == ("contact", "race")
+    n = Encoding.V2.n_inputs
+    nets: dict[str, FrozenNet] = {
+        PhaseName.CONTACT: _random_net(n, 1),
+        PhaseName.CRASHED: _random_net(n, 2),
+        PhaseName.RACE: _random_net(n, 3),
+    }
+    ev = Evaluator(nets, encoding=Encoding.V2)
+    assert [type(name) for name in ev.nets] == [str] * 3  # keys as a file and a message spell them
+    back = evaluator_from_bytes(ev.to_bytes({"note": "test"}), "mem")
+    assert list(back.nets) == list(ALL_NETS) and list(back.header["nets"]) == list(ALL_NETS)
+    assert set(ev.routes(_game_boards())) == set(PhaseName)
 
 
 def test_a_v1_net_recoded_to_v2_computes_the_same() -> None:

@@ -22,6 +22,7 @@ import torch
 from tqdm import tqdm
 
 from engine.errors import JumpgammonError
+from engine.position import PhaseName
 from nets.encoding import Encoding
 from nets.evaluator import ALL_NETS, FALLBACK_NET, PHASE_NETS, Evaluator, load_evaluator
 from nets.mlp import OUTPUTS, NetConfig, layer_shapes
@@ -33,7 +34,7 @@ from weights import DEFAULT_WEIGHTS, SHIPPED_DIR
 
 TRAINER = "supervised-plies"
 # Each net's stream of the fit's random numbers (fixed, so that fits from before crashed nets reproduce).
-NET_STREAM = {"contact": 0, "race": 1, "crashed": 2}
+NET_STREAM: dict[str, int] = {PhaseName.CONTACT: 0, PhaseName.RACE: 1, PhaseName.CRASHED: 2}
 
 
 class Device(enum.Enum):
@@ -302,7 +303,7 @@ def fit(
     except ValueError as exc:
         raise JumpgammonError(f"--start {str(start)!r}: {exc}") from None
     data, provenance = load_phase_data(
-        cfg.data, cfg.validation, cfg.seed, encoding.inputs, "crashed" in names, extra, excluded
+        cfg.data, cfg.validation, cfg.seed, encoding.inputs, PhaseName.CRASHED in names, extra, excluded
     )
     rng = np.random.default_rng(cfg.seed)
     nets: dict[str, Any] = {}

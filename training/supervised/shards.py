@@ -20,14 +20,14 @@ import numpy as np
 
 from engine.batch import crashed, phases
 from engine.errors import JumpgammonError
-from engine.position import GamePhase
+from engine.position import GamePhase, PhaseName
 from nets.encoding import encode
 
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard_{:05d}.npz"
 # Phases a net evaluates when the bearoff databases are loaded, with the net that does (a crashed net, where
 # there is one, takes the contact positions of gnubg's crashed class).
-NET_OF_PHASE = {int(GamePhase.CONTACT): "contact", int(GamePhase.RACE): "race"}
+NET_OF_PHASE: dict[int, str] = {int(GamePhase.CONTACT): PhaseName.CONTACT, int(GamePhase.RACE): PhaseName.RACE}
 GAME_ID_STRIDE = 1 << 32  # game ids: shard * stride + game number within the shard
 
 
@@ -146,7 +146,7 @@ def load_phase_data(
 
     Returns the data per net and their provenance. ``encoder`` turns int8 (n, 26) boards into the
     nets' float32 inputs (v1 by default). With ``split_crashed`` the contact positions of gnubg's
-    crashed class go to a net of their own, "crashed". Rows whose board is in ``excluded`` are
+    crashed class go to a net of their own, ``PhaseName.CRASHED``. Rows whose board is in ``excluded`` are
     left out (counted in the provenance); extra rows a phase net does not evaluate are left out too.
     """
     boards, targets, games, ph, groups, weights = [], [], [], [], [], []
@@ -199,8 +199,13 @@ def load_phase_data(
     is_val = held_out(all_games, validation, seed)
     routes = {name: all_phases == phase for phase, name in NET_OF_PHASE.items()}
     if split_crashed:
-        smashed = routes["contact"] & crashed(all_boards)
-        routes = {"contact": routes["contact"] & ~smashed, "crashed": smashed, "race": routes["race"]}
+        contact = routes[PhaseName.CONTACT]
+        smashed = contact & crashed(all_boards)
+        routes = {
+            PhaseName.CONTACT: contact & ~smashed,
+            PhaseName.CRASHED: smashed,
+            PhaseName.RACE: routes[PhaseName.RACE],
+        }
     out = {}
     counts = {}
     for name, mask in routes.items():
