@@ -31,6 +31,7 @@ they are taken as allowed when the file holds one.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,7 @@ __all__ = ["looks_sgf", "parse_sgf", "read_sgf"]
 
 _IDENT = re.compile(r"[A-Za-z]+")
 _PLAY = re.compile(r"^([1-6])([1-6])((?:[a-z][a-z])*)$")
+_DIGITS = re.compile(r"^\d\d(?:[a-z][a-z])*$")  # a roll whose dice are out of range
 _MI_KEYS = ("length", "game", "ws", "bs")
 _RESULT = re.compile(r"^([WB])\+(\d+)(R?)$")
 _SETUP = ("AE", "AW", "AB", "PL", "CO", "CV", "DI")
@@ -183,6 +185,10 @@ def _events(nodes: list[_Node], name: str) -> list[Event]:
             pending_beaver = False
             continue
         play = _PLAY.match(value)
+        if play is None and _DIGITS.match(value):
+            raise InvalidRecord(
+                f"{where}: dice {value[:2]!r} of {key}[{value}] are not two dice 1-6 (expected e.g. '52fdfe')"
+            )
         if play is not None:
             dice = (int(play.group(1)), int(play.group(2)))
             out.append(Event(player, Action.ROLL, where, dice=dice, move=_move(play.group(3), player, where)))
@@ -235,10 +241,11 @@ class _Parser:
         self.text = text
         self.name = name
         self.at = 0
+        self.newlines = [k for k, c in enumerate(text) if c == "\n"]
 
     def line(self, at: int | None = None) -> int:
         """The line (from 1) of offset ``at`` (the current one by default)."""
-        return self.text.count("\n", 0, self.at if at is None else at) + 1
+        return bisect_left(self.newlines, self.at if at is None else at) + 1
 
     def fail(self, expected: str) -> InvalidRecord:
         """An error at the current place: the line and what was expected there."""
