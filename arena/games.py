@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.luck import money_luck_seat0
 from cube.match import MatchCube, MatchScore
 from cube.states import CubeAction, CubeResponse, CubeState
 from engine.batch import flip_boards, phases
@@ -34,6 +35,7 @@ from engine.errors import JumpgammonError
 from engine.game import Dice, check_plies, result_multipliers
 from engine.match import MAX_CUBE
 from engine.position import GamePhase, Position
+from nets.base import BoardEvaluator
 from players.base import CubeContext, Player
 from players.cube import cube_states_for
 
@@ -98,6 +100,9 @@ class BlockResult:
     lookaheads: np.ndarray = field(
         default_factory=lambda: np.zeros(2, np.int64)
     )  # per player: of those, how many needed a 441-roll lookahead
+    #: (n,) the summed luck of each game's rolls in points for seat 0 (:func:`arena.luck.money_luck_seat0`),
+    #: when the block was played with a luck evaluator; the variance-reduced result is ``points_seat0 - luck_seat0``.
+    luck_seat0: np.ndarray | None = None
 
     @property
     def games(self) -> int:
@@ -382,6 +387,7 @@ def play_block(
     compare_cube: bool = True,
     children: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     on_games_done: Callable[[int], None] | None = None,
+    luck: BoardEvaluator | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
 
@@ -390,6 +396,8 @@ def play_block(
     (pair indices within the block, plies) -> the boards after those moves replaces the players'
     checker play (a replay, :mod:`arena.replay`); the cube turns are played as always.
     ``on_games_done`` hears how many more games have ended after each turn (for a progress bar).
+    With ``luck`` (a reference evaluator) each game's luck is summed (:mod:`arena.luck`), for a
+    variance-reduced result; the games are the same either way.
     """
     n = 2 * n_pairs
     pair = np.arange(n) // 2
@@ -407,6 +415,7 @@ def play_block(
         record=record,
     )
     before = [decider_counts(p) for p in players]
+    luck_seat0 = None if luck is None else np.zeros(n)
     live = n
     while g.live.any():
         if rules.cubeful:
@@ -415,6 +424,9 @@ def play_block(
         if len(idx) == 0:
             break
         rolls = dice.at(pair[idx], g.ply[idx])
+        if luck is not None and luck_seat0 is not None:
+            stake = np.where(g.cube_open[idx], g.cube[idx], 0)
+            luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake)
         if children is None:
             g.move(idx, rolls)
         else:
@@ -436,6 +448,7 @@ def play_block(
         records=g.records,
         evaluations=np.array([after[p][0] - before[p][0] for p in (0, 1)], np.int64),
         lookaheads=np.array([after[p][1] - before[p][1] for p in (0, 1)], np.int64),
+        luck_seat0=luck_seat0,
     )
 
 

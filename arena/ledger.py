@@ -35,6 +35,9 @@ from players.specs import checker_identity
 Block = BlockResult | MatchBlockResult
 
 
+_OPTIONAL = ("luck_seat0",)  # arrays a block may lack: written only when present
+
+
 def _arrays(kind: type[BlockResult] | type[MatchBlockResult]) -> list[str]:
     return [f.name for f in fields(kind) if f.name not in ("first_pair", "records")]
 
@@ -52,6 +55,8 @@ def describe(cfg: Any) -> dict[str, Any]:
         "block_pairs": cfg.block_pairs,
         "compare_cube": cfg.compare_cube,
     }
+    if cfg.luck_weights is not None:  # ledgers without the luck adjustment keep the identity they had
+        identity["luck_weights"] = cfg.luck_weights
     if cfg.match_length:  # money ledgers keep the identity they had before matches
         identity.update(match_length=cfg.match_length, met=cfg.met)
     return identity
@@ -67,14 +72,21 @@ def _nets_text(nets: Any) -> str:
 def block_to_json(block: Block) -> dict[str, Any]:
     """A block's outcomes as JSON (the game records are not kept)."""
     out: dict[str, Any] = {"first_pair": block.first_pair}
-    out.update({name: np.asarray(getattr(block, name)).tolist() for name in _arrays(type(block))})
+    out.update(
+        {
+            name: np.asarray(getattr(block, name)).tolist()
+            for name in _arrays(type(block))
+            if getattr(block, name) is not None  # a block played without the luck adjustment has no luck
+        }
+    )
     return out
 
 
 def block_from_json(data: dict[str, Any], matches: bool = False) -> Block:
     """Inverse of :func:`block_to_json` (``matches``: a match block)."""
     kind = MatchBlockResult if matches else BlockResult
-    arrays: dict[str, Any] = {name: np.asarray(data[name]) for name in _arrays(kind)}
+    names = [name for name in _arrays(kind) if name in data or name not in _OPTIONAL]
+    arrays: dict[str, Any] = {name: np.asarray(data[name]) for name in names}
     return kind(first_pair=int(data["first_pair"]), **arrays)
 
 

@@ -12,11 +12,14 @@ removes more noise.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from cube.gamestate import difference_equity, flip_difference
 from engine.batch import children_batch
 from nets.base import BoardEvaluator
+from nets.evaluator import load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
 
@@ -64,3 +67,9 @@ def money_luck_seat0(
     """
     luck, _ = roll_luck(ev, boards, rolls, roller_seat)
     return stake * difference_equity(luck)
+
+
+@lru_cache(maxsize=4)
+def reference_evaluator(weights: str | None = None) -> BoardEvaluator:
+    """The 0-ply evaluator of ``weights`` (None: the shipped net) with the bearoff databases, once per process."""
+    return load_evaluator(weights)

@@ -20,6 +20,7 @@ import numpy as np
 
 from arena.games import BlockResult, DiceStreams, Lockstep, Rules, play_block
 from engine.position import Position
+from nets.base import BoardEvaluator
 from players.base import Player
 
 
@@ -95,6 +96,7 @@ def replay_block(
     rules: Rules,
     record: bool = False,
     compare_cube: bool = True,
+    luck: BoardEvaluator | None = None,
 ) -> BlockResult:
     """The block of ``trajectories``' pairs played by ``players`` (A, B), the moves read from the trajectories.
 
@@ -110,4 +112,5 @@ def replay_block(
         record,
         compare_cube,
         children=trajectories.after,
+        luck=luck,
     )

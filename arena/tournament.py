@@ -29,6 +29,7 @@ from tqdm import tqdm
 from arena import ledger
 from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import BlockResult, Rules, play_block
+from arena.luck import reference_evaluator
 from arena.matches import (
     MATCH_CUBE_COUNTERS,
     MAX_MATCH_LENGTH,
@@ -38,10 +39,11 @@ from arena.matches import (
     play_match_block,
 )
 from arena.replay import play_trajectories, replay_block
-from arena.stats import pair_statistics
+from arena.stats import Figure, pair_statistics, paired_figure
 from arena.workers import connect_ray, worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec, raised_by_interrupt
+from nets.base import BoardEvaluator
 from players.base import Player
 from players.specs import make_player, same_checker_play
 
@@ -80,6 +82,8 @@ class TournamentConfig:
     match_length: int | None = None
     met: str = DEFAULT_MET
     replay: bool = True  # replay blocks when both players move alike (see ``replays``); the same games either way
+    #: Luck-adjust the result (money games): the reference evaluator's weights file, "" for the shipped net; None: off.
+    luck_weights: str | None = None
 
     def __post_init__(self) -> None:
         if self.match_length is not None and not 1 <= self.match_length <= MAX_MATCH_LENGTH:
@@ -88,6 +92,12 @@ class TournamentConfig:
             raise InvalidSpec("matches are played without the Jacoby rule and beavers")
         if self.match_length and not self.rules.cubeful:
             raise InvalidSpec("matches are played with the cube (rules.cubeful)")
+        if self.match_length and self.luck_weights is not None:
+            raise InvalidSpec("the luck adjustment is made for money games only, not for matches")
+
+    def luck_evaluator(self) -> BoardEvaluator | None:
+        """The reference evaluator of the luck adjustment (cached per process), None without one."""
+        return None if self.luck_weights is None else reference_evaluator(self.luck_weights or None)
 
     def match_table(self) -> MatchEquityTable | None:
         """The players' match equity table in a match tournament, None for money games."""
@@ -124,9 +134,19 @@ class TournamentConfig:
         if self.replays:
             pairs_done = None if on_done is None else (lambda pairs: on_done(2 * pairs))
             trajectories = play_trajectories(players[0], self.seed, first, count, pairs_done)
-            return replay_block(players, trajectories, self.seed, self.rules, record, self.compare_cube)
+            return replay_block(
+                players, trajectories, self.seed, self.rules, record, self.compare_cube, self.luck_evaluator()
+            )
         return play_block(
-            players, self.seed, first, count, self.rules, record, self.compare_cube, on_games_done=on_done
+            players,
+            self.seed,
+            first,
+            count,
+            self.rules,
+            record,
+            self.compare_cube,
+            on_games_done=on_done,
+            luck=self.luck_evaluator(),
         )
 
     @property
@@ -217,6 +237,8 @@ class TournamentResult:
     crawford_games: int | None = None
     post_crawford_games: int | None = None
     matches_per_second: float | None = None
+    #: Money games played with a luck evaluator: A's luck-adjusted points per game and its SE (same pairs).
+    adjusted: Figure | None = None
 
     @property
     def ppg(self) -> float:
@@ -240,7 +262,22 @@ class TournamentResult:
             "a": self.a.to_json(matches),
             "b": self.b.to_json(matches),
         }
-        return {key: values[key] for key in (_MATCH_KEYS if matches else _MONEY_KEYS)}
+        out = {key: values[key] for key in (_MATCH_KEYS if matches else _MONEY_KEYS)}
+        if self.adjusted is not None:
+            se_ratio = self.se_ratio
+            out["luck_adjusted"] = {
+                "ppg": self.adjusted.value,
+                "se": self.adjusted.se,
+                "se_ratio": None if se_ratio is None else round(se_ratio, 3),
+            }
+        return out
+
+    @property
+    def se_ratio(self) -> float | None:
+        """The raw SE over the luck-adjusted SE (how much the adjustment narrowed the estimate), when both exist."""
+        if self.adjusted is None or self.adjusted.se is None or self.se is None or self.adjusted.se == 0:
+            return None
+        return self.se / self.adjusted.se
 
 
 class _Tally:
@@ -283,6 +320,17 @@ def pair_points_of(blocks: list[BlockResult]) -> np.ndarray:
         pts_a = np.where(r.seat_of_a == 0, r.points_seat0, -r.points_seat0)
         out.append(pts_a.reshape(-1, 2).mean(axis=1))
     return np.concatenate(out) if out else np.zeros(0)
+
+
+def pair_luck_of(blocks: list[BlockResult]) -> np.ndarray | None:
+    """Player A's mean luck in points per mirrored pair (in the order given), None unless every block has it."""
+    out = []
+    for r in blocks:
+        if r.luck_seat0 is None:
+            return None
+        luck_a = np.where(r.seat_of_a == 0, r.luck_seat0, -r.luck_seat0)
+        out.append(luck_a.reshape(-1, 2).mean(axis=1))
+    return np.concatenate(out) if out else None
 
 
 def pair_scores(blocks: Sequence[AnyBlock]) -> np.ndarray:
@@ -380,6 +428,9 @@ def summarise(
         games_per_second=rate(sum(_games(b) for b in now)),
     )
     if cfg.match_length is None:
+        luck = pair_luck_of(money_blocks(blocks))
+        if luck is not None:
+            result.adjusted = paired_figure(scores - luck)
         return result
     matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
     if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be

@@ -198,3 +198,25 @@ def test_a_match_block_reports_its_matches_as_they_end() -> None:
     block = cfg.play(cfg.build_players(), 0, 8, False, heard.append)
     assert isinstance(block, MatchBlockResult)
     assert sum(heard) == block.matches == 16 and len(heard) > 1
+
+
+def test_luck_reports_the_adjusted_ppg_beside_the_raw_one(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--a", "net@0", "--b", "pubeval", "--games", "8", "--seed", "4"]
+    plain = tournament_json(capsys, *base)
+    lucky = tournament_json(capsys, *base, "--luck")
+    assert "luck_adjusted" not in plain
+    assert lucky["ppg"] == plain["ppg"] and lucky["se"] == plain["se"]  # the same games
+    assert set(lucky["luck_adjusted"]) == {"ppg", "se", "se_ratio"}
+    code, out, err = run_cli(capsys, "tournament", *base, "--luck")
+    assert code == 0 and re.search(r"luck-adjusted: [+-]\d\.\d{3} ppg, SE \d\.\d{3}", out)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [(["--luck", "nowhere.jgw"], "nowhere.jgw"), (["--match-length", "3", "--luck"], "--luck")],
+)
+def test_luck_with_a_bad_file_or_in_matches_is_refused(
+    capsys: pytest.CaptureFixture[str], extra: list[str], named: str
+) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", *extra)
+    assert_clean_error(code, out, err, named, as_json=False)

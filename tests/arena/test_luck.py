@@ -1,0 +1,90 @@
+"""The luck adjustment of money tournaments (arena.luck): unbiased, exact for mirrored twins, and narrower."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena import PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
+from arena.games import BlockResult
+from arena.luck import money_luck_seat0, reference_evaluator, roll_luck
+from arena.tournament import money_blocks, pair_luck_of, pair_points_of
+from engine import Position
+from engine.errors import InvalidSpec
+from nets.lookahead import ROLL_WEIGHTS, ROLLS
+
+
+def _run(a: str, a_cube: str, b: str, b_cube: str, games: int, seed: int, cubeful: bool) -> tuple:
+    cfg = TournamentConfig(
+        PlayerSpec(a, a_cube), PlayerSpec(b, b_cube), games, seed, Rules(cubeful=cubeful), luck_weights=""
+    )
+    result, blocks = run_tournament(cfg, progress=False)
+    return result, money_blocks(blocks)
+
+
+def test_the_luck_of_a_position_averages_zero_over_the_21_rolls() -> None:
+    boards = np.repeat(Position.initial().array[None, :], len(ROLLS), axis=0)
+    for seat in (0, 1):
+        luck, _ = roll_luck(reference_evaluator(), boards, np.array(ROLLS), np.full(len(ROLLS), seat))
+        assert np.abs((luck * ROLL_WEIGHTS[:, None]).sum(axis=0)).max() < 1e-12
+        assert np.abs(luck).max() > 0.01  # and the rolls do differ
+    stake = np.full(len(ROLLS), 2.0)
+    points = money_luck_seat0(reference_evaluator(), boards, np.array(ROLLS), np.zeros(len(ROLLS), int), stake)
+    assert abs(float((points * ROLL_WEIGHTS).sum())) < 1e-12
+
+
+@pytest.mark.parametrize("cubeful", [False, True])
+def test_identical_players_still_score_exactly_zero_after_the_adjustment(cubeful: bool) -> None:
+    cube = "janowski:0.68" if cubeful else "none"
+    result, blocks = _run("net@0", cube, "net@0", cube, 40, 5, cubeful)
+    assert result.ppg == 0.0
+    assert result.adjusted is not None and result.adjusted.value == 0.0 and result.adjusted.se == 0.0
+    luck = pair_luck_of(blocks)
+    assert luck is not None and np.all(luck == 0.0)  # mirrored games: A's luck in one is B's in the other
+    assert np.abs(blocks[0].luck_seat0).max() > 0  # while each game had its luck
+
+
+def test_the_adjustment_is_unbiased_and_narrows_the_standard_error() -> None:
+    result, blocks = _run("net@0", "janowski:0.68", "net@0", "live", 160, 11, True)
+    luck = pair_luck_of(blocks)
+    assert luck is not None
+    # The summed luck has mean zero: its mean over the pairs lies within 4 of its standard errors of 0,
+    # which is also how far the adjusted result lies from the raw one.
+    se_luck = luck.std(ddof=1) / np.sqrt(len(luck))
+    assert abs(luck.mean()) < 4 * se_luck
+    assert result.adjusted is not None and result.se is not None and result.adjusted.se is not None
+    assert result.adjusted.value == pytest.approx(float((pair_points_of(blocks) - luck).mean()))
+    assert result.se_ratio is not None and result.se_ratio > 1.5
+    assert result.to_json()["luck_adjusted"]["ppg"] == result.adjusted.value
+
+
+def test_blocks_with_luck_survive_the_ledger_and_old_ledgers_still_load(tmp_path: Path) -> None:
+    cfg = TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("net@0"), 8, 2, Rules(), block_pairs=2, luck_weights="")
+    path = tmp_path / "ledger.jsonl"
+    first, blocks = run_tournament(cfg, progress=False, checkpoint=path)
+    kept = money_blocks(ledger.load(path, cfg))
+    assert [b.first_pair for b in kept] == [b.first_pair for b in blocks]
+    for a, b in zip(kept, money_blocks(blocks), strict=True):
+        assert a.luck_seat0 is not None and b.luck_seat0 is not None
+        assert np.array_equal(a.luck_seat0, b.luck_seat0)
+    again, _ = run_tournament(cfg, progress=False, checkpoint=path)  # resumed: nothing left to play
+    assert again.adjusted == first.adjusted
+    plain = TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("net@0"), 8, 2, Rules(), block_pairs=2)
+    with pytest.raises(InvalidSpec):  # another tournament: the luck adjustment is part of its identity
+        ledger.load(path, plain)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["tournament"]["luck_weights"] == ""
+    block = json.loads(path.read_text().splitlines()[1])
+    del block["luck_seat0"]
+    old = ledger.block_from_json(block)
+    assert isinstance(old, BlockResult) and old.luck_seat0 is None
+
+
+def test_matches_refuse_the_luck_adjustment() -> None:
+    with pytest.raises(InvalidSpec, match="money games only"):
+        TournamentConfig(
+            PlayerSpec("pubeval"), PlayerSpec("net@0"), 4, 1, Rules(cubeful=True), match_length=3, luck_weights=""
+        )
