@@ -32,10 +32,10 @@ are reported too. Costs are averaged per decision (every position in the set) an
 
 **Strategies** see only the exact cubeless win chance (gammon rates zero). ``jump_local`` also
 needs the local volatility: the 441 two-roll win chances are computed exactly from the
-database (each side plays the move maximising its exact win chance; a side that bears off its
-last checker has won), and the standard deviation over the 441 roll pairs is the local alpha
-(:func:`cube.local_volatility`). Their weighted mean equals the database win chance exactly,
-which the benchmark checks.
+database (:meth:`nets.bearoff.TwoSidedDatabase.two_roll_win_chances`: each side plays the move
+maximising its exact win chance; a side that bears off its last checker has won), and the
+standard deviation over the 441 roll pairs is the local alpha (:func:`cube.local_volatility`).
+Their weighted mean equals the database win chance exactly, which the benchmark checks.
 
 **Models**: dead, live, Janowski x = 0.5, 0.68 (gnubg-like), 0.8 and the best x, refined
 Janowski (0.6, 0.8), the jump model (double-exponential jumps) with alpha = 0.1 and the best
@@ -58,15 +58,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit, prange
 from tqdm import tqdm
 
 import cube
 from cube.states import CubeState
 from cube.strategy import CubeStrategy
-from engine.batch import children_batch
-from nets.bearoff import N_TWO_SIDED_SIDE, TwoSidedDatabase, load_two_sided, one_sided_index, one_sided_points
-from nets.lookahead import ROLLS
+from nets.bearoff import N_TWO_SIDED_SIDE, TwoSidedDatabase, load_two_sided, one_sided_points
 from nets.weights import write_atomic
 
 __all__ = [
@@ -92,12 +89,10 @@ __all__ = [
     "position_indices",
     "score",
     "strategy_decisions",
-    "two_roll_win_chances",
     "write_results",
 ]
 
 SIDE = N_TWO_SIDED_SIDE
-N_ROLLS = len(ROLLS)
 TOL = 1e-9  # a decision costing more than this is an error
 THRESHOLDS = (0.001, 0.01)
 ALPHA_GRID = (0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22, 0.25, 0.3)
@@ -154,89 +149,22 @@ def exact_reference(db: TwoSidedDatabase, i: np.ndarray, j: np.ndarray) -> Exact
     )
 
 
-# --- exact two-roll lookahead ----------------------------------------------------------------
-
-_CHILDREN: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def _one_sided_children() -> tuple[np.ndarray, np.ndarray]:
-    """CSR of one side's plays: indices ``kids[start[p * 21 + r]:start[p * 21 + r + 1]]``.
-
-    Bearing off never meets the opponent, so the children of a side depend only on its own
-    checkers; position 0 (no checkers) has itself as its one child.
-    """
-    global _CHILDREN
-    if _CHILDREN is None:
-        boards = np.zeros((SIDE, 26), np.int8)
-        boards[:, 1:7] = one_sided_points()[:SIDE]
-        kids, offsets = children_batch(np.repeat(boards, N_ROLLS, axis=0), np.tile(ROLLS, (SIDE, 1)))
-        mover = -kids[:, 24:18:-1].astype(np.int64)  # children are seen from the opponent
-        _CHILDREN = (np.asarray(offsets, np.int64), one_sided_index(mover).astype(np.int64))
-    return _CHILDREN
-
-
-@njit(cache=True, parallel=True)
-def _two_roll_kernel(
-    pi: np.ndarray, pj: np.ndarray, start: np.ndarray, kids: np.ndarray, win: np.ndarray, out: np.ndarray
-) -> None:
-    """``out[t, 21 r1 + r2]``: the side on roll's exact win chance after rolls r1, r2."""
-    nr = 21
-    side = 924
-    for t in prange(pi.shape[0]):
-        i = pi[t]
-        j = pj[t]
-        if i == 0 or j == 0:
-            v = 1.0 if i == 0 else 0.0
-            for k in range(nr * nr):
-                out[t, k] = v
-            continue
-        for r1 in range(nr):
-            # the side on roll minimises its opponent's win chance (opponent then on roll)
-            best = -1
-            best_v = 2.0
-            for q in range(start[i * nr + r1], start[i * nr + r1 + 1]):
-                c = kids[q]
-                v = win[j * side + c]
-                if v < best_v:
-                    best_v = v
-                    best = c
-            if best == 0:  # bore off its last checker: won
-                for r2 in range(nr):
-                    out[t, r1 * nr + r2] = 1.0
-                continue
-            for r2 in range(nr):
-                reply_v = 2.0
-                for q in range(start[j * nr + r2], start[j * nr + r2 + 1]):
-                    v = win[best * side + kids[q]]
-                    if v < reply_v:
-                        reply_v = v
-                out[t, r1 * nr + r2] = reply_v
-
-
-def two_roll_win_chances(db: TwoSidedDatabase, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """float64 ``(n, 441)``: exact win chance of the side on roll after each pair of rolls.
-
-    Row order as :func:`nets.volatility.two_roll_outcomes`: ``21 * r1 + r2`` with rolls in
-    :data:`nets.lookahead.ROLLS` order (side on roll's roll first).
-    """
-    start, kids = _one_sided_children()
-    pi = np.ascontiguousarray(i, np.int64)
-    pj = np.ascontiguousarray(j, np.int64)
-    out = np.empty((len(pi), N_ROLLS * N_ROLLS), np.float64)
-    _two_roll_kernel(pi, pj, start, kids, np.ascontiguousarray(db.win), out)
-    return out
+# --- local volatility ------------------------------------------------------------------------
 
 
 def local_alphas(db: TwoSidedDatabase, i: np.ndarray, j: np.ndarray, chunk: int = 20_000) -> tuple[np.ndarray, float]:
-    """Local volatility (std over the 441 roll pairs) per position and max |P_a - win| (check)."""
+    """Local volatility (std over the 441 roll pairs) per position and max |P_a - win| (check).
+
+    The 441 win chances are the database's exact lookahead (:meth:`TwoSidedDatabase.two_roll_win_chances`).
+    """
     weights = cube.two_roll_weights().ravel()
     alpha = np.empty(len(i), np.float64)
     worst = 0.0
     for a in range(0, len(i), chunk):
-        p = two_roll_win_chances(db, i[a : a + chunk], j[a : a + chunk])
+        idx = i[a : a + chunk] * SIDE + j[a : a + chunk]
+        p = db.two_roll_win_chances(idx)
         alpha[a : a + chunk] = cube.local_volatility(p)
         pa = p @ weights
-        idx = i[a : a + chunk] * SIDE + j[a : a + chunk]
         worst = max(worst, float(np.abs(pa - db.win[idx]).max(initial=0.0)))
     return alpha, worst
 

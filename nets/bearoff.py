@@ -58,6 +58,7 @@ from tqdm import tqdm
 
 from cube.states import CubeState
 from engine.movegen import BOARD_SIZE, MAX_CHILDREN, TABLE_SIZE, generate_plays
+from nets.lookahead import ROLLS
 from nets.weights import remove_stale_temporaries, write_atomic
 
 __all__ = [
@@ -540,6 +541,64 @@ def _two_sided_level(
         eq[2, pair] = nd_u
 
 
+# --- exact two-roll lookahead ----------------------------------------------------------------
+
+_LOOKAHEAD_CHILDREN: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def _lookahead_children() -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_children_csr` of the 924 two-sided side positions with the rolls in :data:`nets.lookahead.ROLLS` order.
+
+    Bearing off never meets the opponent, so a side's plays depend only on its own checkers.
+    """
+    global _LOOKAHEAD_CHILDREN
+    if _LOOKAHEAD_CHILDREN is None:
+        n = N_TWO_SIDED_SIDE
+        _LOOKAHEAD_CHILDREN = _children_csr(one_sided_points()[:n], ROLLS, n)
+    return _LOOKAHEAD_CHILDREN
+
+
+@njit(cache=True, parallel=True)
+def _two_roll_kernel(
+    index: np.ndarray, n: int, start: np.ndarray, kids: np.ndarray, win: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[t, 21 r1 + r2]``: the exact win chance of the side on roll of ``index[t]`` after rolls r1, r2.
+
+    Each side plays the child that minimises its opponent's exact win chance (the first such
+    child in play order on a tie); a side that bears off its last checker has won.
+    """
+    nr = (start.shape[0] - 1) // n
+    for t in prange(index.shape[0]):
+        i = index[t] // n
+        j = index[t] % n
+        if i == 0 or j == 0:
+            v = 1.0 if i == 0 else 0.0
+            for k in range(nr * nr):
+                out[t, k] = v
+            continue
+        for r1 in range(nr):
+            # the side on roll minimises its opponent's win chance (opponent then on roll)
+            best = -1
+            best_v = 2.0
+            for q in range(start[i * nr + r1], start[i * nr + r1 + 1]):
+                c = kids[q]
+                v = win[j * n + c]
+                if v < best_v:
+                    best_v = v
+                    best = c
+            if best == 0:  # bore off its last checker: won
+                for r2 in range(nr):
+                    out[t, r1 * nr + r2] = 1.0
+                continue
+            for r2 in range(nr):
+                reply_v = 2.0
+                for q in range(start[j * nr + r2], start[j * nr + r2 + 1]):
+                    v = win[best * n + kids[q]]
+                    if v < reply_v:
+                        reply_v = v
+                out[t, r1 * nr + r2] = reply_v
+
+
 def _optimal_from_no_double(nd: np.ndarray) -> np.ndarray:
     """Equities with optimal cube action ``(3, ...)`` from the no-double ones ``(3, ...)``."""
     dbl = np.minimum(2.0 * nd[2], 1.0)
@@ -597,6 +656,32 @@ class TwoSidedDatabase:
         """float64 ``(n, 5)`` win, win g, win bg, lose g, lose bg (gammons impossible: zeros)."""
         out = np.zeros((np.asarray(boards).reshape(-1, BOARD_SIZE).shape[0], 5), np.float64)
         out[:, 0] = self.win_probability(boards)
+        return out
+
+    def two_roll_win_chances(self, index: np.ndarray) -> np.ndarray:
+        """float64 ``(n, 441)``: the exact win chance of the side on roll of each two-sided ``index`` after two rolls.
+
+        ``index`` as :func:`two_sided_index` gives it. Row ``21 * r1 + r2``: the side on roll rolled
+        ``ROLLS[r1]`` (:data:`nets.lookahead.ROLLS`), then its opponent ``ROLLS[r2]``, each playing the
+        move that maximises its own exact win chance, as :func:`nets.volatility.two_roll_outcomes_batch`
+        orders them. The mean weighted by :func:`cube.two_roll_weights` is the database win chance.
+        """
+        idx = np.ascontiguousarray(index, np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= N_TWO_SIDED):
+            raise ValueError(f"two-sided indices must lie in [0, {N_TWO_SIDED}), got {idx.min()} to {idx.max()}")
+        start, kids = _lookahead_children()
+        out = np.empty((idx.size, len(ROLLS) ** 2), np.float64)
+        _two_roll_kernel(idx, N_TWO_SIDED_SIDE, start, kids, np.ascontiguousarray(self.win), out)
+        return out
+
+    def two_roll_probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """float64 ``(n, 441, 5)`` after each pair of rolls, side on roll's view (win only; gammons impossible: zeros).
+
+        The exact counterpart of :func:`nets.volatility.two_roll_outcomes_batch`; raises ValueError off the database.
+        """
+        win = self.two_roll_win_chances(two_sided_index(boards))
+        out = np.zeros((*win.shape, 5), np.float64)
+        out[:, :, 0] = win
         return out
 
 

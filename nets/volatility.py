@@ -4,6 +4,11 @@ The side on roll plays its best (0-ply) move for each of its 21 rolls, then the 
 best reply for each of 21 rolls; the resulting positions (original side on roll again) are
 evaluated at 0-ply. Pair weights are 1/36^2 (double-double), 1/18^2 (non-double pairs) and
 1/(18*36) (mixed), summing to 1.
+
+An evaluator that judges the two-sided bearoff positions by the exact database (an
+:class:`~nets.evaluator.Evaluator` with its ``two_sided`` table loaded) gets the database's own
+two-roll lookahead (:meth:`nets.bearoff.TwoSidedDatabase.two_roll_win_chances`) for the boards in
+it: the same plays and values, without a batched search over every child.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import numpy as np
 
 from engine.position import Position
 from nets.base import BoardEvaluator
+from nets.bearoff import TwoSidedDatabase, covered_by_two_sided
+from nets.evaluator import Evaluator
 from nets.lookahead import ROLL_WEIGHTS, best_children, expand_rolls
 from nets.mlp import cubeless_equity
 
@@ -45,8 +52,32 @@ def two_roll_outcomes(ev: BoardEvaluator, position: Position) -> np.ndarray:
     return two_roll_outcomes_batch(ev, position.array[None, :])[0]
 
 
+def exact_two_sided(ev: BoardEvaluator) -> TwoSidedDatabase | None:
+    """The two-sided bearoff database ``ev`` judges its two-sided positions by, or None when it has none."""
+    if isinstance(ev, Evaluator) and isinstance(ev.two_sided, TwoSidedDatabase):
+        return ev.two_sided
+    return None
+
+
 def two_roll_outcomes_batch(ev: BoardEvaluator, boards: np.ndarray) -> np.ndarray:
-    """Probabilities (n, 441, 5) after each pair of rolls for each board's side on roll, in one batched pass."""
+    """Probabilities (n, 441, 5) after each pair of rolls for each board's side on roll, in one batched pass.
+
+    Boards in ``ev``'s two-sided bearoff database (:func:`exact_two_sided`) take its exact lookahead.
+    """
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    db = exact_two_sided(ev)
+    exact = covered_by_two_sided(boards) if db is not None and len(boards) else np.zeros(len(boards), bool)
+    if db is None or not exact.any():
+        return two_roll_search(ev, boards)
+    out = np.empty((len(boards), len(PAIR_WEIGHTS), 5))
+    out[exact] = db.two_roll_probabilities(boards[exact])
+    if not exact.all():
+        out[~exact] = two_roll_search(ev, boards[~exact])
+    return out
+
+
+def two_roll_search(ev: BoardEvaluator, boards: np.ndarray) -> np.ndarray:
+    """Probabilities (n, 441, 5) after each pair of rolls for each board's side on roll: ``ev`` judges every child."""
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
     first_boards, first_dice = expand_rolls(boards)
     after_mine = best_children(ev, first_boards, first_dice)  # opponent on roll

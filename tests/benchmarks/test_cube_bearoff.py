@@ -90,7 +90,7 @@ def test_lookahead_6_point_against_ace(db: TwoSidedDatabase) -> None:
     # 27 of 36 first rolls bear the checker off (all but 1-1, 2-1, 3-1, 4-1, 3-2); otherwise
     # the opponent bears off: each of the 441 outcomes is 0 or 1.
     i, j = np.array([_index([0, 0, 0, 0, 0, 1])]), np.array([_index([1, 0, 0, 0, 0, 0])])
-    p = cb.two_roll_win_chances(db, i, j)[0]
+    p = db.two_roll_win_chances(i * 924 + j)[0]
     assert set(np.unique(p)) == {0.0, 1.0}
     w = cube.two_roll_weights().ravel()
     assert w @ p == pytest.approx(0.75, abs=1e-12)
@@ -103,7 +103,7 @@ def test_lookahead_mean_is_the_exact_win_chance(
     db: TwoSidedDatabase, sample: tuple[np.ndarray, np.ndarray, cb.ExactReference]
 ) -> None:
     i, j, ref = sample
-    p = cb.two_roll_win_chances(db, i, j)
+    p = db.two_roll_win_chances(i * 924 + j)
     assert p.min() >= 0.0 and p.max() <= 1.0
     assert np.allclose(p @ cube.two_roll_weights().ravel(), ref.win, atol=1e-12)
 
@@ -111,14 +111,14 @@ def test_lookahead_mean_is_the_exact_win_chance(
 def test_lookahead_matches_the_evaluator(db: TwoSidedDatabase) -> None:
     from nets.databases import load_databases
     from nets.model import new_evaluator
-    from nets.volatility import two_roll_outcomes
+    from nets.volatility import two_roll_search
 
     ev = new_evaluator(hidden=(8,), seed=0)
     ev.one_sided, ev.two_sided = load_databases()
     i, j = cb.position_indices(3, SEED + 1)
-    mine = cb.two_roll_win_chances(db, i, j)
+    mine = db.two_roll_win_chances(i * 924 + j)
     for k, board in enumerate(cb.boards_from_indices(i, j)):
-        theirs = two_roll_outcomes(ev, Position.from_board(board))[:, 0]
+        theirs = two_roll_search(ev, Position.from_board(board).array[None])[0, :, 0]
         assert np.allclose(mine[k], theirs, atol=1e-9)
 
 

@@ -17,6 +17,8 @@ from nets import bearoff as bo
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+# The rolls in nets.lookahead.ROLLS order (1-1, 1-2, ..., 6-6), as the two-roll lookahead orders them.
+WEIGHTS_LOOKAHEAD = np.array([1.0 if a == b else 2.0 for a in range(1, 7) for b in range(a, 7)]) / 36.0
 # gnubg keeps two-sided values in 16 bits and bearoffdump prints 4 decimals.
 TWO_SIDED_TOL = 1.5e-4
 
@@ -245,6 +247,47 @@ def test_one_sided_one_ply_consistency(i: int) -> None:
         own = bo.one_sided_index(kids[:, 1:7])
         expected += w * float(one.mean_all[own].min())
     assert one.mean_rolls(pos.array)[0, 0] == pytest.approx(expected, abs=1e-12)
+
+
+# --- the two-roll lookahead ----------------------------------------------------------------
+
+
+def test_two_roll_lookahead_6_point_against_ace(two: bo.TwoSidedDatabase) -> None:
+    # 27 of 36 first rolls bear the checker off; otherwise the opponent bears off: 0 or 1 each.
+    b = board([0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0])
+    p = two.two_roll_win_chances(bo.two_sided_index(b))[0]
+    assert set(np.unique(p)) == {0.0, 1.0}
+    pair = np.outer(WEIGHTS_LOOKAHEAD, WEIGHTS_LOOKAHEAD).ravel()
+    assert pair @ p == pytest.approx(27 / 36, abs=1e-15)
+    # Row 21 r1 + r2 in nets.lookahead.ROLLS order: 1-1 first (misses), 6-6 last (bears off).
+    assert not p[:21].any() and p[-21:].all()
+
+
+def test_two_roll_lookahead_of_finished_games(two: bo.TwoSidedDatabase) -> None:
+    n = bo.N_TWO_SIDED_SIDE
+    p = two.two_roll_win_chances(np.array([0, 5, 5 * n, n - 1]))
+    assert (p[[0, 1, 3]] == 1.0).all() and (p[2] == 0.0).all()
+    with pytest.raises(ValueError, match="two-sided indices"):
+        two.two_roll_win_chances(np.array([bo.N_TWO_SIDED]))
+    with pytest.raises(ValueError, match="not a bearoff position"):
+        two.two_roll_probabilities(Position.initial().array)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, bo.N_TWO_SIDED - 1), min_size=1, max_size=40))  # 0: neither side has a checker
+def test_two_roll_lookahead_averages_to_the_win_chance(index: list[int]) -> None:
+    two = bo.load_two_sided(progress=False)
+    idx = np.array(index)
+    p = two.two_roll_win_chances(idx)
+    assert p.shape == (len(index), 441) and p.min() >= 0.0 and p.max() <= 1.0
+    pair = np.outer(WEIGHTS_LOOKAHEAD, WEIGHTS_LOOKAHEAD).ravel()
+    np.testing.assert_allclose(p @ pair, two.win[idx], rtol=0.0, atol=1e-12)
+    n = bo.N_TWO_SIDED_SIDE
+    pts = bo.one_sided_points()
+    boards = np.stack([board(list(pts[k // n]), list(pts[k % n])) for k in index])
+    probs = two.two_roll_probabilities(boards)
+    np.testing.assert_array_equal(probs[:, :, 0], p)
+    assert not probs[:, :, 1:].any()
 
 
 # --- cache files ------------------------------------------------------------------------------
