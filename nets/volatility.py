@@ -8,7 +8,7 @@ evaluated at 0-ply. Pair weights are 1/36^2 (double-double), 1/18^2 (non-double 
 An evaluator that judges the two-sided bearoff positions by the exact database (an
 :class:`~nets.evaluator.Evaluator` with its ``two_sided`` table loaded) gets the database's own
 two-roll lookahead (:meth:`nets.bearoff.TwoSidedDatabase.two_roll_win_chances`) for the boards in
-it: the same plays and values, without a batched search over every child.
+it: the same values (ties between plays aside) without a batched search over every child.
 """
 
 from __future__ import annotations
