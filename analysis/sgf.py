@@ -13,8 +13,9 @@ The layout read (as gnubg 1.07's ``save match`` writes it; every error names the
 One game tree per game, its root node holding the game's properties: ``MI`` the match length (0
 for money), the game's number from 0 and the scores before it (``ws`` White's, ``bs`` Black's),
 ``PW``/``PB`` the names, ``RU`` the rules (``Crawford``, ``Crawford:CrawfordGame`` for the
-Crawford game itself, ``Jacoby``), ``RE`` the result (``W+2``: White wins 2 points; a final ``R``:
-by resignation). White is player 0 (gnubg's X, a ``.mat`` file's left column), Black player 1.
+Crawford game itself, ``Jacoby``; the variants ``Nackgammon`` and ``Hypergammon`` are
+refused), ``RE`` the result (``W+2``: White wins 2 points; a final ``R``: by resignation).
+White is player 0 (gnubg's X, a ``.mat`` file's left column), Black player 1.
 
 Each later node is one action, ``W[...]`` or ``B[...]``: a roll and its play ``DDffttfftt``
 (two dice 1-6, then one from/to letter pair per checker moved: ``a``..``x`` the points, ``y``
@@ -45,6 +46,7 @@ _DIGITS = re.compile(r"^\d\d(?:[a-z][a-z])*$")  # a roll whose dice are out of r
 _MI_KEYS = ("length", "game", "ws", "bs")
 _RESULT = re.compile(r"^([WB])\+(\d+)(R?)$")
 _SETUP = ("AE", "AW", "AB", "PL", "CO", "CV", "DI")
+_VARIANTS = ("Nackgammon", "Hypergammon")
 _CUBE_WORDS = {"double": Action.DOUBLE, "take": Action.TAKE, "drop": Action.PASS}
 _PLAYERS = {"W": 0, "B": 1}
 _OFF, _BAR = ord("z") - ord("a"), ord("y") - ord("a")
@@ -102,6 +104,9 @@ def parse_sgf(text: str, path: Path) -> MatchRecord:
         game_names = (_text(root, "PW", name, "White"), _text(root, "PB", name, "Black"))
         names = names or game_names
         rules = [r for value in root.properties.get("RU", []) for r in value.split(":")]
+        variant = [r for r in rules if r.startswith(_VARIANTS)]
+        if variant:
+            raise InvalidRecord(f"{where}: RU[{variant[0]}] is a variant game; only standard backgammon is read")
         jacoby = jacoby or "Jacoby" in rules
         crawford = ("CrawfordGame" in rules) if length else None
         if length and "Crawford" not in rules:

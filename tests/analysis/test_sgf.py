@@ -81,6 +81,7 @@ BAD = [
     ("score", SGF.replace("[bs:0]", "[bs:3]", 1), "not below the match length 3"),
     ("bad result", SGF.replace("RE[", "RE[X", 1), "is not a result"),
     ("set-up position", SGF.replace("GM[6]", "GM[6]AW[a]", 1), "property AW sets up a position"),
+    ("variant", SGF.replace("RU[Crawford]", "RU[Nackgammon]", 1), "RU[Nackgammon] is a variant game"),
 ]
 
 
