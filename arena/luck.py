@@ -17,6 +17,8 @@ from functools import lru_cache
 import numpy as np
 
 from cube.gamestate import difference_equity, flip_difference
+from cube.match import MatchScore, game_result_mwc
+from cube.met import MatchEquityTable
 from engine.batch import children_batch
 from nets.base import BoardEvaluator
 from nets.evaluator import load_evaluator
@@ -67,6 +69,39 @@ def money_luck_seat0(
     """
     luck, _ = roll_luck(ev, boards, rolls, roller_seat)
     return stake * difference_equity(luck)
+
+
+def match_luck_seat0(
+    ev: BoardEvaluator,
+    boards: np.ndarray,
+    rolls: np.ndarray,
+    roller_seat: np.ndarray,
+    met: MatchEquityTable,
+    away: np.ndarray,
+    crawford: np.ndarray,
+    stake: np.ndarray,
+) -> np.ndarray:
+    """The luck (k,) of each roll in seat 0's match-winning chance: the change of the cubeless MWC that the
+    probabilities' luck makes at the score (``away`` (k, 2) by seat, ``crawford``) with ``stake`` in play.
+
+    The cubeless MWC is linear in the five probabilities at a given score and cube, so its luck, like
+    theirs, has mean zero over the dice. ``stake`` is the cube in play (0 once the game's points are decided).
+    """
+    luck, _ = roll_luck(ev, boards, rolls, roller_seat)
+    w, wg, wbg, lg, lbg = (luck[:, k] for k in range(5))
+    results = np.stack([w - wg, wg - wbg, wbg, -w - lg, lg - lbg, lbg], axis=1)  # each result's probability change
+    out = np.zeros(len(boards))
+    weights: dict[tuple[int, int, bool, int], np.ndarray] = {}
+    keys = zip(away[:, 0].tolist(), away[:, 1].tolist(), crawford.tolist(), stake.tolist(), strict=True)
+    for j, key in enumerate(keys):
+        if key[3] == 0:
+            continue
+        if key not in weights:
+            score, cube = MatchScore(key[0], key[1], bool(key[2])), int(key[3])
+            wins = [game_result_mwc(met, score, won=k * cube) for k in (1, 2, 3)]
+            weights[key] = np.array(wins + [game_result_mwc(met, score, lost=k * cube) for k in (1, 2, 3)])
+        out[j] = results[j] @ weights[key]
+    return out
 
 
 @lru_cache(maxsize=4)

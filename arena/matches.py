@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from arena.games import DiceStreams, Lockstep, MatchScores, Rules, decider_counts
+from arena.luck import match_luck_seat0
+from cube.met import MatchEquityTable
 from engine.errors import JumpgammonError
 from engine.position import Position
+from nets.base import BoardEvaluator
 from players.base import Player
 
 MATCH_RULES = Rules(cubeful=True)
@@ -66,6 +69,9 @@ class MatchBlockResult:
     records: list[list[dict[str, object]]] | None = None  # per match: its games, when recording
     evaluations: np.ndarray = field(default_factory=lambda: np.zeros(2, np.int64))  # per player (A, B)
     lookaheads: np.ndarray = field(default_factory=lambda: np.zeros(2, np.int64))
+    #: (n,) the summed luck of each match's rolls in seat 0's match-winning chance
+    #: (:func:`arena.luck.match_luck_seat0`), when played with a luck evaluator.
+    luck_seat0: np.ndarray | None = None
 
     @property
     def matches(self) -> int:
@@ -87,12 +93,14 @@ def play_match_block(
     record: bool = False,
     compare_cube: bool = True,
     on_matches_done: Callable[[int], None] | None = None,
+    luck: tuple[BoardEvaluator, MatchEquityTable] | None = None,
 ) -> MatchBlockResult:
     """Play the match pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored matches each) to the end.
 
     ``players[0]`` is A, ``players[1]`` is B; with ``compare_cube`` every cube question is put to
     both players, to count their disagreements. ``on_matches_done`` hears how many more matches
-    have ended after each game (for a progress bar).
+    have ended after each game (for a progress bar). With ``luck`` (a reference evaluator and the
+    table that prices the scores) each match's luck in seat 0's match-winning chance is summed.
     """
     if not 1 <= match_length <= MAX_MATCH_LENGTH:
         raise JumpgammonError(f"match length {match_length} is not 1 to {MAX_MATCH_LENGTH}")
@@ -114,6 +122,7 @@ def play_match_block(
     }
     records: list[list[dict[str, object]]] | None = [[] for _ in range(n)] if record else None
     before = [decider_counts(p) for p in players]
+    luck_seat0 = None if luck is None else np.zeros(n)
     game = 0
     while not over.all():
         rows = np.flatnonzero(~over)
@@ -137,7 +146,14 @@ def play_match_block(
             idx = np.flatnonzero(g.live)
             if len(idx) == 0:
                 break
-            g.move(idx, dice.at(stream[idx], g.ply[idx]))
+            rolls = dice.at(stream[idx], g.ply[idx])
+            if luck is not None and luck_seat0 is not None:
+                in_match = rows[idx]
+                stake = np.where(g.cube_open[idx], g.cube[idx], 0)
+                luck_seat0[in_match] += match_luck_seat0(
+                    luck[0], g.boards[idx], rolls, g.on_roll[idx], luck[1], away[in_match], crawford[in_match], stake
+                )
+            g.move(idx, rolls)
         points = np.abs(g.points_seat0)
         if records is not None:
             assert g.records is not None
@@ -192,6 +208,7 @@ def play_match_block(
         records=records,
         evaluations=np.array([after[p][0] - before[p][0] for p in (0, 1)], np.int64),
         lookaheads=np.array([after[p][1] - before[p][1] for p in (0, 1)], np.int64),
+        luck_seat0=luck_seat0,
     )
 
 

@@ -82,7 +82,7 @@ class TournamentConfig:
     match_length: int | None = None
     met: str = DEFAULT_MET
     replay: bool = True  # replay blocks when both players move alike (see ``replays``); the same games either way
-    #: Luck-adjust the result (money games): the reference evaluator's weights file, "" for the shipped net; None: off.
+    #: Luck-adjust the result: the reference evaluator's weights file, "" for the shipped net; None: off.
     luck_weights: str | None = None
 
     def __post_init__(self) -> None:
@@ -92,8 +92,6 @@ class TournamentConfig:
             raise InvalidSpec("matches are played without the Jacoby rule and beavers")
         if self.match_length and not self.rules.cubeful:
             raise InvalidSpec("matches are played with the cube (rules.cubeful)")
-        if self.match_length and self.luck_weights is not None:
-            raise InvalidSpec("the luck adjustment is made for money games only, not for matches")
 
     def luck_evaluator(self) -> BoardEvaluator | None:
         """The reference evaluator of the luck adjustment (cached per process), None without one."""
@@ -128,8 +126,10 @@ class TournamentConfig:
         replay counts a pair's two games when its cubeless game ends).
         """
         if self.match_length is not None:
+            evaluator, met = self.luck_evaluator(), self.match_table()
+            luck = None if evaluator is None or met is None else (evaluator, met)
             return play_match_block(
-                players, self.seed, first, count, self.match_length, record, self.compare_cube, on_done
+                players, self.seed, first, count, self.match_length, record, self.compare_cube, on_done, luck
             )
         if self.replays:
             pairs_done = None if on_done is None else (lambda pairs: on_done(2 * pairs))
@@ -266,7 +266,7 @@ class TournamentResult:
         if self.adjusted is not None:
             se_ratio = self.se_ratio
             out["luck_adjusted"] = {
-                "ppg": self.adjusted.value,
+                "mwc" if matches else "ppg": self.adjusted.value,
                 "se": self.adjusted.se,
                 "se_ratio": None if se_ratio is None else round(se_ratio, 3),
             }
@@ -322,8 +322,9 @@ def pair_points_of(blocks: list[BlockResult]) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def pair_luck_of(blocks: list[BlockResult]) -> np.ndarray | None:
-    """Player A's mean luck in points per mirrored pair (in the order given), None unless every block has it."""
+def pair_luck_of(blocks: Sequence[AnyBlock]) -> np.ndarray | None:
+    """Player A's mean luck per mirrored pair (in the order given): points in money games, match-winning chance
+    in matches; None unless every block has it."""
     out = []
     for r in blocks:
         if r.luck_seat0 is None:
@@ -427,10 +428,10 @@ def summarise(
         seconds=seconds,
         games_per_second=rate(sum(_games(b) for b in now)),
     )
+    luck = pair_luck_of(blocks)
+    if luck is not None:
+        result.adjusted = paired_figure(scores - luck)
     if cfg.match_length is None:
-        luck = pair_luck_of(money_blocks(blocks))
-        if luck is not None:
-            result.adjusted = paired_figure(scores - luck)
         return result
     matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
     if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be

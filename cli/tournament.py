@@ -92,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         const="",
         default=None,
         metavar="WEIGHTS",
-        help="money games: also report the luck-adjusted ppg, each roll's luck judged by the shipped net (or "
+        help="also report the luck-adjusted ppg (in matches: MWC), each roll's luck judged by the shipped net (or "
         "WEIGHTS) at 0 ply, as rollouts do; unbiased, with a smaller SE, at the cost of a 21-roll evaluation a move",
     )
     p.add_argument(
@@ -144,7 +144,6 @@ def _check_match_options(args: argparse.Namespace) -> None:
         (args.jacoby or None, "--jacoby"),
         (args.beavers or None, "--beavers"),
         (args.mat, "--mat (money sessions only)"),
-        (args.luck, "--luck (money sessions only)"),
     ):
         if value is not None:
             raise ValueError(f"--match-length cannot be combined with {option}")
@@ -217,6 +216,10 @@ def _format_match_result(r: TournamentResult) -> str:
         f"  {_count(r.games, 'game')}, {r.mean_games_per_match:.2f} per match; "
         f"{_count(r.crawford_games, 'Crawford game')}, {r.post_crawford_games:,} post-Crawford",
     ]
+    if r.adjusted is not None:
+        adjusted_se = f"{100 * r.adjusted.se:.1f}%" if r.adjusted.se is not None else "n/a"
+        narrower = f", {r.se_ratio:.1f} times narrower" if r.se_ratio is not None else ""
+        lines.insert(1, f"  luck-adjusted: A wins {100 * r.adjusted.value:.1f}%, SE {adjusted_se}{narrower}")
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(

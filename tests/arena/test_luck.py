@@ -83,8 +83,30 @@ def test_blocks_with_luck_survive_the_ledger_and_old_ledgers_still_load(tmp_path
     assert isinstance(old, BlockResult) and old.luck_seat0 is None
 
 
-def test_matches_refuse_the_luck_adjustment() -> None:
-    with pytest.raises(InvalidSpec, match="money games only"):
-        TournamentConfig(
-            PlayerSpec("pubeval"), PlayerSpec("net@0"), 4, 1, Rules(cubeful=True), match_length=3, luck_weights=""
-        )
+def _match(a_cube: str, b_cube: str, matches: int, seed: int) -> tuple:
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", a_cube),
+        PlayerSpec("net@0", b_cube),
+        matches,
+        seed,
+        Rules(cubeful=True),
+        match_length=5,
+        luck_weights="",
+    )
+    return run_tournament(cfg, progress=False)
+
+
+def test_identical_match_players_score_exactly_half_after_the_adjustment() -> None:
+    result, blocks = _match("gnubg", "gnubg", 8, 3)
+    assert result.mwc == 0.5
+    assert result.adjusted is not None and result.adjusted.value == 0.5 and result.adjusted.se == 0.0
+    assert all(b.luck_seat0 is not None and np.abs(b.luck_seat0).max() > 0 for b in blocks)
+
+
+def test_the_match_adjustment_is_unbiased_and_narrows_the_standard_error() -> None:
+    result, blocks = _match("gnubg", "live", 48, 7)
+    luck = pair_luck_of(blocks)
+    assert luck is not None
+    assert abs(luck.mean()) < 4 * luck.std(ddof=1) / np.sqrt(len(luck))
+    assert result.se_ratio is not None and result.se_ratio > 1.5
+    assert result.to_json()["luck_adjusted"]["mwc"] == result.adjusted.value

@@ -211,12 +211,13 @@ def test_luck_reports_the_adjusted_ppg_beside_the_raw_one(capsys: pytest.Capture
     assert code == 0 and re.search(r"luck-adjusted: [+-]\d\.\d{3} ppg, SE \d\.\d{3}", out)
 
 
-@pytest.mark.parametrize(
-    ("extra", "named"),
-    [(["--luck", "nowhere.jgw"], "nowhere.jgw"), (["--match-length", "3", "--luck"], "--luck")],
-)
-def test_luck_with_a_bad_file_or_in_matches_is_refused(
-    capsys: pytest.CaptureFixture[str], extra: list[str], named: str
-) -> None:
-    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", *extra)
-    assert_clean_error(code, out, err, named, as_json=False)
+def test_luck_with_a_bad_file_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--luck", "nowhere.jgw")
+    assert_clean_error(code, out, err, "nowhere.jgw", as_json=False)
+
+
+def test_luck_in_matches_reports_the_adjusted_mwc(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--a", "net@0", "--a-cube", "gnubg", "--b", "net@0", "--b-cube", "live", "--match-length", "3"]
+    result = tournament_json(capsys, *base, "--matches", "8", "--luck")
+    assert set(result["luck_adjusted"]) == {"mwc", "se", "se_ratio"}
+    assert 0.0 < result["luck_adjusted"]["se"] < result["se"]
