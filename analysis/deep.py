@@ -9,22 +9,29 @@ different decisions, the reply chosen at one ply being the board valued at the n
 stage keeps only the distinct boards (:func:`distinct_boards`), the best play of a roll is
 returned with its 0-ply probabilities (:func:`best_plays`), and a position's value at 0 ply is
 taken from the stage that chose it instead of being evaluated again.
+
+The deep values may be shared among processes (:func:`deep_workers`, ``analyse --workers``):
+the distinct boards are cut into the same batches of :data:`DEEP_BOARDS` and each batch is
+valued whole by one process, so the values do not depend on the number of workers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from multiprocessing.pool import Pool
 
 import numpy as np
 from numba import njit
 
+from arena.workers import worker_pool
 from engine.batch import children_batch, flip_boards, phases
 from engine.position import GamePhase
 from nets.base import BoardEvaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls
 from nets.mlp import cubeless_equity, flip_probabilities
 
-__all__ = ["DEEP_BOARDS", "best_plays", "distinct_boards", "evaluate_boards", "plies_probabilities"]
+__all__ = ["DEEP_BOARDS", "best_plays", "deep_workers", "distinct_boards", "evaluate_boards", "plies_probabilities"]
 
 #: Boards valued beyond 0 ply together: 256 boards at 2 ply reach some 2.5 million positions
 #: (65 MB as boards), enough for the repeats to be found, small enough for a shared machine.
@@ -141,23 +148,60 @@ def plies_probabilities(
     plies: int,
     known: np.ndarray | None = None,
     progress: Callable[[int], None] | None = None,
+    pool: Pool | None = None,
 ) -> np.ndarray:
     """Probabilities (n, 5) at ``plies`` for each board's side on roll, as :func:`nets.lookahead.evaluate_plies`.
 
     ``known`` may give the boards' 0-ply probabilities (used at 0 ply and for finished games).
-    Boards are looked at :data:`DEEP_BOARDS` distinct ones at a time; ``progress`` is told how
-    many of ``boards`` each batch settled.
+    Boards are looked at :data:`DEEP_BOARDS` distinct ones at a time, in ``pool``'s processes when
+    given (:func:`deep_workers`; the same values); ``progress`` is told how many of ``boards`` each
+    batch settled.
     """
     distinct, first, inverse = distinct_boards(boards)
     known_distinct = None if known is None else np.asarray(known)[first]
     out = np.empty((len(distinct), 5))
     counts = np.bincount(inverse, minlength=len(distinct))
-    for lo in range(0, len(distinct), DEEP_BOARDS):
-        part = slice(lo, lo + DEEP_BOARDS)
-        out[part] = _plies(ev, distinct[part], plies, None if known_distinct is None else known_distinct[part])
+    parts = [slice(lo, lo + DEEP_BOARDS) for lo in range(0, len(distinct), DEEP_BOARDS)]
+    jobs = ((distinct[part], plies, None if known_distinct is None else known_distinct[part]) for part in parts)
+    if pool is None or plies == 0 or len(parts) <= 1:
+        values: Iterator[np.ndarray] = (_plies(ev, *job) for job in jobs)
+    else:
+        values = pool.imap(_worker_plies, jobs)
+    for part, found in zip(parts, values, strict=True):
+        out[part] = found
         if progress is not None:
             progress(int(counts[part].sum()))
     return out[inverse]
+
+
+@contextlib.contextmanager
+def deep_workers(ev: BoardEvaluator, workers: int) -> Iterator[Pool | None]:
+    """A pool of ``workers`` processes, each holding a copy of ``ev``, for :func:`plies_probabilities`; None for 1.
+
+    The pool is :func:`arena.workers.worker_pool` (spawned processes sharing the cores; Ctrl-C
+    answered by the parent, which terminates the pool on leaving the block).
+    """
+    if workers <= 1:
+        yield None
+        return
+    with worker_pool(workers, _worker_init, (ev,)) as pool:
+        yield pool
+
+
+_WORKER_EV: BoardEvaluator | None = None
+
+
+def _worker_init(ev: BoardEvaluator) -> None:
+    """Keep the evaluator sent to this worker process when its pool started."""
+    global _WORKER_EV
+    _WORKER_EV = ev
+
+
+def _worker_plies(job: tuple[np.ndarray, int, np.ndarray | None]) -> np.ndarray:
+    """One batch of distinct boards valued in a worker process: :func:`_plies` of ``(boards, plies, known)``."""
+    assert _WORKER_EV is not None
+    boards, plies, known = job
+    return _plies(_WORKER_EV, boards, plies, known)
 
 
 def _plies(ev: BoardEvaluator, boards: np.ndarray, plies: int, known: np.ndarray | None) -> np.ndarray:

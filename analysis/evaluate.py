@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from multiprocessing.pool import Pool
 
 import numpy as np
 from tqdm import tqdm
 
 from analysis.cubemodel import GNUBG_MODEL, MoneyCubeModel
-from analysis.deep import best_plays, distinct_boards, evaluate_boards, plies_probabilities
+from analysis.deep import best_plays, deep_workers, distinct_boards, evaluate_boards, plies_probabilities
 from analysis.marks import CLOSE_CUBE, CubeError, LuckMark, Skill, luck_mark, skill_of
 from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
@@ -228,6 +229,7 @@ def analyse_checker(
     deep: dict[bytes, np.ndarray] | None = None,
     model: MoneyCubeModel = GNUBG_MODEL,
     also: np.ndarray | None = None,
+    pool: Pool | None = None,
 ) -> tuple[list[CheckerDecision], np.ndarray]:
     """Every roll's play judged at ``plies`` (module docstring), and each turn's played-child row index.
 
@@ -235,7 +237,8 @@ def analyse_checker(
     (EMG, MWC) after the play made as a (n, 2) array. ``deep`` collects the probabilities of every
     board evaluated at ``plies`` (keyed by its bytes, side on roll's view) for the cube analysis;
     ``also`` names more boards (the cube decisions' positions) to value at ``plies`` in the same
-    batch, every distinct board of both looked at once (:func:`analysis.deep.plies_probabilities`).
+    batch, every distinct board of both looked at once (:func:`analysis.deep.plies_probabilities`, in
+    ``pool``'s processes when given).
     """
     n = len(turns)
     if n == 0:
@@ -268,7 +271,7 @@ def analyse_checker(
         if bar is not None:
             bar.total += len(boards_deep)
             bar.refresh()
-        found = plies_probabilities(ev, boards_deep, plies, progress=lambda k: _advance(bar, k))
+        found = plies_probabilities(ev, boards_deep, plies, progress=lambda k: _advance(bar, k), pool=pool)
         probs[rows] = found[: len(rows)]
         if deep is not None:
             deep.update((extra[k].tobytes(), found[len(rows) + k]) for k in range(len(extra)))
@@ -389,11 +392,13 @@ def analyse_cube(
     bar: tqdm | None = None,
     deep: dict[bytes, np.ndarray] | None = None,
     model: MoneyCubeModel = GNUBG_MODEL,
+    pool: Pool | None = None,
 ) -> list[CubeDecisionAnalysis]:
     """Each turn where the side on roll could double, judged at ``plies`` (module docstring).
 
     ``deep`` holds probabilities already found at ``plies`` (the plays the checker analysis looked
-    at again: the position before a cube decision is the play made just before it).
+    at again: the position before a cube decision is the play made just before it); the others are
+    valued in ``pool``'s processes when given.
     """
     n = len(turns)
     if n == 0:
@@ -407,7 +412,7 @@ def analyse_cube(
     _advance(bar, len(found))
     missing = np.setdiff1d(np.arange(n), found)
     if len(missing):
-        probs[missing] = plies_probabilities(ev, boards[missing], plies, progress=lambda k: _advance(bar, k))
+        probs[missing] = plies_probabilities(ev, boards[missing], plies, progress=lambda k: _advance(bar, k), pool=pool)
     out: list[CubeDecisionAnalysis] = []
     money = [i for i, t in enumerate(turns) if t.cube.match is None]
     triples: dict[int, tuple[ProperAction, float, float, float, float, tuple[float, float, float] | None]] = {}
@@ -529,21 +534,27 @@ def analyse_decisions(
     alternatives: int = 5,
     progress: bool = True,
     model: MoneyCubeModel = GNUBG_MODEL,
+    workers: int = 1,
 ) -> list[MatchDecisions]:
     """Every decision of every match judged in one batch per stage (module docstring); one result per match.
 
-    ``model`` is the money cube model (gnubg's by default; matches always use gnubg's).
+    ``model`` is the money cube model (gnubg's by default; matches always use gnubg's). Beyond 0 ply
+    the deep values are shared among ``workers`` processes (:func:`analysis.deep.deep_workers`),
+    with the same results as one.
     """
     checker_turns = [t for m in matches for g in m.games for t in g.checker]
     cube_turns = [t for m in matches for g in m.games for t in g.cube]
     total = 2 * len(checker_turns) + len(cube_turns)
-    with tqdm(total=total, unit="position", disable=not progress, desc=f"analysis at {plies} ply", leave=False) as bar:
+    bar = tqdm(total=total, unit="position", disable=not progress, desc=f"analysis at {plies} ply", leave=False)
+    with bar, deep_workers(ev, workers if plies > 0 else 1) as pool:
         deep: dict[bytes, np.ndarray] = {}
         cube_boards = np.array([t.position.array for t in cube_turns], np.int8).reshape(-1, 26)
-        checker, after = analyse_checker(ev, checker_turns, plies, met, alternatives, bar, deep, model, cube_boards)
+        checker, after = analyse_checker(
+            ev, checker_turns, plies, met, alternatives, bar, deep, model, cube_boards, pool
+        )
         luck = analyse_luck(ev, checker_turns, met, bar, model)
         checker = [replace(d, luck=lk) for d, lk in zip(checker, luck, strict=True)]
-        cubes = analyse_cube(ev, cube_turns, plies, met, bar, deep, model)
+        cubes = analyse_cube(ev, cube_turns, plies, met, bar, deep, model, pool)
     out = []
     c0 = k0 = 0
     for m in matches:

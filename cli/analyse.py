@@ -53,6 +53,16 @@ def register(sub: argparse._SubParsersAction) -> None:
             "janowski:X1,X2, jump:ALPHA[:APPROXIMATION]; at a match score only gnubg"
         ),
     )
+    p.add_argument(
+        "--workers",
+        type=int_range(1, 256),
+        default=1,
+        metavar="N",
+        help=(
+            "processes sharing the evaluations beyond 0 ply (default 1; --workers 2 uses two cores); "
+            "the report is the same"
+        ),
+    )
     p.add_argument("--html", type=Path, default=None, metavar="FILE", help="also write a self-contained HTML page")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_met_argument(p)
@@ -72,7 +82,15 @@ def run(args: argparse.Namespace) -> int:
     ev = load_evaluator(args.weights)
     weights = args.weights.name if args.weights is not None else "shipped"
     result = analyse_file(
-        args.file, ev, args.plies, met, weights, args.alternatives, progress=not args.no_progress, cube=cube
+        args.file,
+        ev,
+        args.plies,
+        met,
+        weights,
+        args.alternatives,
+        progress=not args.no_progress,
+        cube=cube,
+        workers=args.workers,
     )
     if args.html is not None:
         write_atomic(args.html, render_html(result).encode("utf-8"))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import analysis.deep
 from tests.analysis.test_inputs import MATCH_3, MONEY_PASS
 from tests.cli.helpers import run_cli
 
@@ -63,3 +64,38 @@ def test_html_page_is_self_contained(money: Path, tmp_path: Path, capsys: pytest
 def test_html_into_a_missing_folder_is_refused_before_any_work(money: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "analyse", str(money), "--html", str(money.parent / "no" / "p.html"))
     assert code == 2 and "does not exist" in err and out == ""
+
+
+def _report_without_seconds(out: str) -> dict[str, object]:
+    """The --json report less its timing (the only field that differs from run to run)."""
+    report = json.loads(out)
+    assert isinstance(report, dict)
+    report.pop("seconds")
+    return report
+
+
+def _same_report_with_two_workers(
+    path: Path, plies: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two boards per batch, so that the few positions of a small file make many batches for the workers
+    monkeypatch.setattr(analysis.deep, "DEEP_BOARDS", 2)
+    command = ("analyse", str(path), "--json", "--no-progress", "--plies", plies)
+    code1, one, _ = run_cli(capsys, *command, "--workers", "1")
+    code2, two, _ = run_cli(capsys, *command, "--workers", "2")
+    assert code1 == code2 == 0
+    assert _report_without_seconds(two) == _report_without_seconds(one)
+
+
+def test_two_workers_give_the_report_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "match.mat"
+    path.write_text(MATCH_3)
+    _same_report_with_two_workers(path, "1", monkeypatch, capsys)
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_report_of_one_at_2_ply(
+    money: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _same_report_with_two_workers(money, "2", monkeypatch, capsys)
