@@ -203,6 +203,19 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {plural(word, n)}"
 
 
+def _luck_lines(r: TournamentResult) -> list[str]:
+    """The luck-adjusted result (ppg, or A's match wins in percent) and how much narrower its SE is; [] without."""
+    if r.adjusted is None:
+        return []
+    adjusted, se = r.adjusted, r.adjusted.se
+    if r.match_length is None:
+        text = f"{adjusted.value:+.3f} ppg, SE " + (f"{se:.3f}" if se is not None else "n/a")
+    else:
+        text = f"A wins {100 * adjusted.value:.1f}%, SE " + (f"{100 * se:.1f}%" if se is not None else "n/a")
+    narrower = f", {r.se_ratio:.1f} times narrower" if r.se_ratio is not None else ""
+    return [f"  luck-adjusted: {text}{narrower}"]
+
+
 def _format_match_result(r: TournamentResult) -> str:
     """Human-readable summary of a match tournament from A's view."""
     assert r.matches is not None and r.matches_per_second is not None and r.crawford_games is not None
@@ -216,10 +229,7 @@ def _format_match_result(r: TournamentResult) -> str:
         f"  {_count(r.games, 'game')}, {r.mean_games_per_match:.2f} per match; "
         f"{_count(r.crawford_games, 'Crawford game')}, {r.post_crawford_games:,} post-Crawford",
     ]
-    if r.adjusted is not None:
-        adjusted_se = f"{100 * r.adjusted.se:.1f}%" if r.adjusted.se is not None else "n/a"
-        narrower = f", {r.se_ratio:.1f} times narrower" if r.se_ratio is not None else ""
-        lines.insert(1, f"  luck-adjusted: A wins {100 * r.adjusted.value:.1f}%, SE {adjusted_se}{narrower}")
+    lines[1:1] = _luck_lines(r)
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(
@@ -253,10 +263,7 @@ def format_result(r: TournamentResult) -> str:
         f"  {_count(r.games, 'game')} ({_count(r.pairs, 'mirrored pair')}, seed {r.seed}, {rules}) "
         f"in {r.seconds:.1f} s, {r.games_per_second:.1f} games/s",
     ]
-    if r.adjusted is not None:
-        adjusted_se = f"{r.adjusted.se:.3f}" if r.adjusted.se is not None else "n/a"
-        narrower = f", {r.se_ratio:.1f} times narrower" if r.se_ratio is not None else ""
-        lines.insert(1, f"  luck-adjusted: {r.adjusted.value:+.3f} ppg, SE {adjusted_se}{narrower}")
+    lines[1:1] = _luck_lines(r)
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(
