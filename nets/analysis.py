@@ -19,6 +19,8 @@ from cube.match_jump import MAX_MATCH_VOLATILITY, jump_cube_decision
 from cube.match_strategy import LINEAR_ALPHA
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeState
+from cube.strategy import JumpApproximation, jump_local
+from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.match import MatchState
 from engine.position import Position
 from nets.base import BoardEvaluator
@@ -29,7 +31,7 @@ from nets.mlp import OUTPUTS, cubeless_equity
 from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 
 # A typical remote volatility for the jump model.
-REMOTE_ALPHA = 0.10
+REMOTE_ALPHA = DEFAULT_REMOTE_ALPHA
 #: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
 MONEY_BEAVERS = False
 
@@ -315,8 +317,6 @@ def analyse(
     Without a match ID the position is a money game in gnubg's default state (cube centred at 1,
     Jacoby rule on), the state whose match ID ``eval`` prints.
     """
-    import cube
-
     if match is None:
         match = MatchState(on_roll=1, turn=1)
     probs = evaluate_plies(ev, position.array[None], plies)[0]
@@ -357,7 +357,7 @@ def analyse(
         report = CubeReport(state, match_models=match_cube_models(position.array, probs, met, cube_now, local_alpha))
     else:
         jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)"
-        local = cube.jump_local(REMOTE_ALPHA, "numerical").decision(
+        local = jump_local(REMOTE_ALPHA, JumpApproximation.NUMERICAL).decision(
             probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes[:, 0]
         )
         gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
