@@ -266,7 +266,17 @@ class CubeDecider:
             actions, responses = strategy.decide(self.probabilities(boards), context.cubes, boards, self.lookahead)
             return CubeAnswers(actions, responses)
         _check_kind(False, context)
-        probs = self.probabilities(boards)
+        return self.decide_from(boards, self.probabilities(boards), context)
+
+    def decide_from(self, boards: np.ndarray, probs: np.ndarray, context: CubeContext) -> CubeAnswers:
+        """Money decisions for boards seen by the side on roll in ``context``, from their probabilities ``probs``.
+
+        ``probs`` (n, 5) are that side's, given instead of asked for (e.g. already computed by a move search).
+        """
+        strategy = self.strategy
+        if isinstance(strategy, MatchCubeStrategy):
+            raise JumpgammonError(f"match cube strategy {strategy.name} decides from its player's own probabilities")
+        _check_kind(False, context)
         states = np.asarray(context.states, dtype=str)
         self.decisions += len(boards)
         if not strategy.needs_local_volatility:

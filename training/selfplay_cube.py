@@ -12,7 +12,15 @@ lockstep slot (and from slot to slot at the start), so each strategy opens half 
 
 Cube decisions reuse the probabilities the move selection already computed: the chosen child of
 the last move is the next side on roll's position, and its 0-ply probabilities (the net as it
-was before that move's gradient step) are kept per game, so a cube turn costs no net call.
+was before that move's gradient step) are kept per game, so a cube turn costs no net call --
+except for the strategies that take a local volatility (``jump-local``, ``jump-net``). They decide
+as :class:`players.cube.CubeDecider` does in tournaments (the same gate: the decision is taken at
+the ladder :data:`players.cube.GATE_ALPHAS`, and only the positions where the ladder disagrees get
+a local volatility), batched across the lockstep games: ``jump-local`` from the 441-roll
+lookahead of the training net as it is at the cube turn, ``jump-net`` from the volatility net on
+that net's 0-ply probabilities. The volatilities are remembered within one cube turn (a doubled
+position answered by the same strategy needs no second lookahead), never across turns: the net
+changes at every move, and a resumed run must decide as an uninterrupted one would.
 
 The cube turn is a side issue for TD: the probabilities target the cubeless outcome, which a
 pass does not decide. See :meth:`CubeGames.cube_turn` for the targets at a pass.
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,7 +39,11 @@ from cube.states import CubeAction, CubeResponse
 from engine.errors import InvalidSpec
 from engine.game import result_multipliers
 from engine.match import MAX_CUBE
-from players.cube import CubeSpec, cube_states_for, parse_cube_spec
+from nets.base import BoardEvaluator
+from nets.volatility import two_roll_outcomes_batch
+from nets.volnet import VolatilityNet, load_volatility_net
+from players.base import CubeContext
+from players.cube import CubeDecider, CubeSpec, cube_states_for, parse_cube_spec
 
 #: Names of the per-game cube arrays a checkpoint keeps (see :meth:`CubeGames.arrays`).
 CUBE_ARRAYS = ("cube", "owner", "on_roll", "opener", "probs")
@@ -40,8 +53,8 @@ def parse_training_cube(text: str) -> tuple[CubeSpec, ...]:
     """One or two cube specs from ``SPEC[,SPEC]``; () for a lone ``none`` (cubeless training).
 
     Commas also separate the two numbers of ``janowski:X1,X2``: a piece that is a bare number
-    belongs to the spec before it. Raises InvalidSpec for more than two specs and for specs
-    training cannot play (``gnubg``: not a net's cube; ``jump-local``: needs a 441-roll lookahead).
+    belongs to the spec before it. Raises InvalidSpec for more than two specs and for ``gnubg``
+    (not a net's cube), which training cannot play.
     """
     pieces: list[str] = []
     for piece in text.split(","):
@@ -56,13 +69,14 @@ def parse_training_cube(text: str) -> tuple[CubeSpec, ...]:
     for spec in specs:
         if spec.own:
             raise InvalidSpec(f"cube spec {spec.text!r}: training decides the cube with its own net, not gnubg")
-        if spec.strategy is not None and spec.strategy.needs_local_volatility:
-            raise InvalidSpec(
-                f"cube spec {spec.text!r} needs a 441-roll lookahead per cube turn, which training does not run"
-            )
     if len(specs) == 1 and specs[0].cubeless:
         return ()
     return specs
+
+
+def _learned_volatility(net: VolatilityNet, evaluator: BoardEvaluator, boards: np.ndarray) -> np.ndarray:
+    """(n,) local volatility of the boards' side on roll from ``net``, given the evaluator's 0-ply probabilities."""
+    return net.volatility(boards, evaluator.evaluate_boards(boards))
 
 
 def _count(counter: list[int], index: np.ndarray) -> None:
@@ -98,9 +112,12 @@ class CubeTally:
     takes: list[int] = field(default_factory=list)
     passes: list[int] = field(default_factory=list)
     too_good: list[int] = field(default_factory=list)
+    # positions whose decision needed a local volatility (jump-local, jump-net), and lookaheads run for them
+    local_volatilities: list[int] = field(default_factory=list)
+    lookaheads_run: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        for name in ("doubles", "takes", "passes", "too_good"):
+        for name in ("doubles", "takes", "passes", "too_good", "local_volatilities", "lookaheads_run"):
             if not getattr(self, name):
                 setattr(self, name, [0] * self.strategies)
 
@@ -126,6 +143,8 @@ class CubeTally:
     def report(self, specs: tuple[CubeSpec, ...]) -> dict[str, Any]:
         """The log's cube record: totals, per-strategy counts and (two specs) each one's ppg against the other.
 
+        A strategy that takes a local volatility also counts the positions that needed one
+        (``local_volatilities``) and, ``jump-local``, the 441-roll lookaheads run for them.
         ppg is from the strategy's seat; its standard error treats the games as independent
         (each game has its own dice; the alternating opener balances the first-move edge).
         """
@@ -153,6 +172,10 @@ class CubeTally:
                 "passes": self.passes[k],
                 "too_good": self.too_good[k],
             }
+            if spec.strategy is not None and spec.strategy.needs_local_volatility:
+                entry["local_volatilities"] = self.local_volatilities[k]
+                if spec.volatility_net is None:
+                    entry["lookaheads_run"] = self.lookaheads_run[k]
             if ppg is not None:
                 entry["ppg"] = round(ppg if k == 0 else -ppg, 5)
                 entry["se"] = round(se, 5) if se is not None else None
@@ -166,12 +189,30 @@ class CubeGames:
 
     Seats are 0 and 1 (spec A and spec B); ``owner`` is -1 for a centred cube, else a seat.
     ``probs`` holds each game's 0-ply probabilities of its current board, side on roll's view.
+    ``evaluator`` (the net being trained) gives the local volatility of the strategies that take
+    one: its 441-roll lookahead for ``jump-local``, its 0-ply probabilities as the volatility
+    net's inputs for ``jump-net``; raises InvalidSpec when such a strategy has no evaluator.
     """
 
-    def __init__(self, specs: tuple[CubeSpec, ...], arrays: dict[str, np.ndarray] | None, n: int) -> None:
+    def __init__(
+        self,
+        specs: tuple[CubeSpec, ...],
+        arrays: dict[str, np.ndarray] | None,
+        n: int,
+        evaluator: BoardEvaluator | None = None,
+    ) -> None:
         if not specs:
             raise InvalidSpec("cube self-play needs at least one cube spec")
         self.specs = specs
+        self.evaluator = evaluator
+        self.volatility_nets: dict[int, VolatilityNet] = {}
+        for k, spec in enumerate(specs):
+            if spec.strategy is None or not spec.strategy.needs_local_volatility:
+                continue
+            if evaluator is None:
+                raise InvalidSpec(f"cube spec {spec.text!r} needs a local volatility, which needs the training net")
+            if spec.volatility_net is not None:
+                self.volatility_nets[k] = load_volatility_net(spec.volatility_net)
         if arrays is None:
             self.cube = np.ones(n, np.int64)
             self.owner = np.full(n, -1, np.int64)
@@ -201,28 +242,67 @@ class CubeGames:
         """Which spec plays each seat: the seat itself with two specs, spec 0 with one."""
         return seats if len(self.specs) == 2 else np.zeros_like(seats)
 
-    def _decide(self, rows: np.ndarray, seats: np.ndarray, attribute: str) -> np.ndarray:
+    def deciders(self) -> list[CubeDecider | None]:
+        """One decider per spec (None for ``none``) for one cube turn, deciding from given probabilities.
+
+        Local volatility comes from the evaluator as it is now; each decider remembers the
+        volatilities it found for the rest of the turn only (see the module docstring).
+        """
+        out: list[CubeDecider | None] = []
+        for k, spec in enumerate(self.specs):
+            if spec.strategy is None:
+                out.append(None)
+                continue
+            lookahead = learned = None
+            if spec.strategy.needs_local_volatility:
+                evaluator = self.evaluator
+                assert evaluator is not None  # checked when the games were made
+                if k in self.volatility_nets:
+                    learned = partial(_learned_volatility, self.volatility_nets[k], evaluator)
+                else:
+                    lookahead = partial(two_roll_outcomes_batch, evaluator)
+            out.append(CubeDecider(spec.strategy, self._evaluate, lookahead, local_volatility=learned))
+        return out
+
+    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
+        """(n, 5) 0-ply probabilities of the boards' side on roll from the evaluator (deciders' own questions)."""
+        if self.evaluator is None:
+            raise InvalidSpec("cube self-play without the training net decides from the probabilities it keeps")
+        return self.evaluator.evaluate_boards(boards)
+
+    def _decide(
+        self,
+        rows: np.ndarray,
+        seats: np.ndarray,
+        attribute: str,
+        boards: np.ndarray,
+        deciders: list[CubeDecider | None],
+        tally: CubeTally,
+    ) -> np.ndarray:
         """The ``attribute`` ("action" or "response") the strategy of ``seats`` gives each game of ``rows``.
 
-        Every decision is taken from the side on roll's (doubler's) probabilities and cube state,
-        as :class:`players.strategic` does for both the doubler and the taker.
+        Every decision is taken from the side on roll's (doubler's) board, probabilities and cube
+        state, as :class:`players.strategic` does for both the doubler and the taker.
         """
-        states = cube_states_for(self.owner[rows], self.on_roll[rows])
+        context = CubeContext.money(cube_states_for(self.owner[rows], self.on_roll[rows]))
         which = self._strategy_index(seats)
         out = np.empty(len(rows), dtype=object)
         for k in np.unique(which):
             part = which == k
-            strategy = self.specs[int(k)].strategy
-            if strategy is None:  # "none": never doubles, always takes
+            decider = deciders[int(k)]
+            if decider is None:  # "none": never doubles, always takes
                 fill = CubeAction.NO_DOUBLE.value if attribute == "action" else CubeResponse.TAKE.value
                 out[part] = fill
                 continue
-            decisions = strategy.decide(self.probs[rows[part]], states[part])
-            out[part] = getattr(decisions, attribute)
+            needed, run = decider.lookaheads, decider.lookaheads_run
+            answers = decider.decide_from(boards[rows[part]], self.probs[rows[part]], context.rows(part))
+            tally.local_volatilities[int(k)] += decider.lookaheads - needed
+            tally.lookaheads_run[int(k)] += decider.lookaheads_run - run
+            out[part] = getattr(answers, attribute)
         return out.astype(str)
 
-    def cube_turn(self, opening: np.ndarray, tally: CubeTally) -> np.ndarray:
-        """Doubles and answers before the roll; the games that ended in a pass (a bool mask).
+    def cube_turn(self, opening: np.ndarray, tally: CubeTally, boards: np.ndarray) -> np.ndarray:
+        """Doubles and answers before the roll at ``boards`` (side on roll's view); the games that ended in a pass.
 
         TD targets at a pass: the game's last evaluated position -- the doubler's board, whose
         probabilities the decision used -- is not trained; its target would be its own 0-ply
@@ -231,7 +311,7 @@ class CubeGames:
         cubeful equity) would teach the net that a merely strong position is certain. The
         position before it was already trained towards this estimate when its move was played,
         so the chain ends there as a bootstrap, exactly as the undecided tail of the game would
-        on average have told it. The caller starts a new game in the slot.
+        on average have told it. The caller starts a new game in the slot. Returns a bool mask.
         """
         may = ~opening & ((self.owner < 0) | (self.owner == self.on_roll)) & (self.cube * 2 <= MAX_CUBE)
         rows = np.flatnonzero(may)
@@ -239,7 +319,9 @@ class CubeGames:
         if len(rows) == 0:
             return ended
         seats = self.on_roll[rows]
-        actions = self._decide(rows, seats, "action")
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+        deciders = self.deciders()
+        actions = self._decide(rows, seats, "action", boards, deciders, tally)
         doubler_index = self._strategy_index(seats)
         _count(tally.too_good, doubler_index[actions == CubeAction.TOO_GOOD.value])
         doubling = actions == CubeAction.DOUBLE.value
@@ -247,7 +329,7 @@ class CubeGames:
             return ended
         drows, dseats = rows[doubling], seats[doubling]
         _count(tally.doubles, doubler_index[doubling])
-        answers = self._decide(drows, 1 - dseats, "response")
+        answers = self._decide(drows, 1 - dseats, "response", boards, deciders, tally)
         taker_index = self._strategy_index(1 - dseats)
         dropped = answers == CubeResponse.PASS.value
         _count(tally.passes, taker_index[dropped])

@@ -7,7 +7,8 @@ position before it.
 
 With cube specs (``TrainConfig.cube``) the games are cubeful: before each roll the side on roll
 may double and the other side take or pass, decided from the probabilities the last move's
-evaluation already gave (:mod:`training.selfplay_cube`). The nets still learn cubeless
+evaluation already gave (:mod:`training.selfplay_cube`; ``jump-local`` and ``jump-net`` also
+take a local volatility from the net being trained). The nets still learn cubeless
 probabilities and move by cubeless equity; a pass ends the game's TD chain at its last evaluated
 position, which gets no update of its own (see :meth:`CubeGames.cube_turn`).
 """
@@ -223,7 +224,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
         selfplay = SelfPlay(rng, n, boards=run.boards, opening=run.first)
     else:
         selfplay = SelfPlay(rng, n)
-    cube_games = CubeGames(specs, run.cube_games if run.boards is not None else None, n) if specs else None
+    cube_arrays = run.cube_games if run.boards is not None else None
+    cube_games = CubeGames(specs, cube_arrays, n, ev) if specs else None
     logged_tally = CubeTally.from_json(tally.to_json())
     started = time.time() - state.seconds
     next_checkpoint = state.games + cfg.checkpoint_every
@@ -233,7 +235,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
     try:
         for turn in selfplay:
             if cube_games is not None:
-                passed = cube_games.cube_turn(turn.opening, tally)
+                passed = cube_games.cube_turn(turn.opening, tally, turn.boards)
                 if passed.any():  # a new game starts in the slot at once; the passed position is not trained
                     turn.end(passed)
                     state.games += int(passed.sum())

@@ -1,0 +1,112 @@
+"""Self-play training with the cube strategies that take a local volatility: ``jump-local`` and ``jump-net``.
+
+The training cube turn decides as the tournament player's :class:`players.cube.CubeDecider` does
+(same gate, same lookahead or volatility net), batched across the lockstep games.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cube.states import CubeAction, CubeResponse
+from engine import Position
+from engine.errors import InvalidSpec
+from engine.match import MAX_CUBE
+from nets import load_evaluator
+from nets.lookahead import best_children
+from players.base import CubeContext
+from players.cube import cube_states_for, parse_cube_spec
+from players.net import NetPlayer
+from tests.cli.helpers import run_cli
+from training.selfplay_cube import CubeGames, CubeTally, parse_training_cube
+
+
+def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
+    """Boards met in greedy 0-ply self-play games with the shipped net (side on roll's view)."""
+    ev = load_evaluator()
+    rng = np.random.default_rng(seed)
+    boards = np.repeat(Position.initial().array[None], n_games, axis=0)
+    seen = []
+    for _ in range(60):
+        dice = rng.integers(1, 7, size=(len(boards), 2))
+        boards = best_children(ev, boards, dice)
+        alive = (boards > 0).any(axis=1) & (boards < 0).any(axis=1)
+        boards = boards[alive]
+        if len(boards) == 0:
+            break
+        seen.append(boards.copy())
+    return np.concatenate(seen)
+
+
+@pytest.mark.parametrize("spec", ["jump-local", "jump-net", "jump-local:0.2,janowski:0.7", "jump-net,jump-local"])
+def test_training_takes_the_strategies_with_a_local_volatility(spec: str) -> None:
+    assert [s.text for s in parse_training_cube(spec)] == spec.split(",")
+
+
+def test_a_local_volatility_needs_the_training_net() -> None:
+    with pytest.raises(InvalidSpec, match="local volatility"):
+        CubeGames((parse_cube_spec("jump-local"),), None, 4)
+
+
+@pytest.mark.parametrize("spec", ["jump-local", "jump-net"])
+def test_the_training_cube_turn_decides_as_the_tournament_decider(spec: str) -> None:
+    """On self-play positions at mixed cube states, each game doubles, takes or passes as a NetPlayer's decider says."""
+    ev = load_evaluator()
+    boards = _positions_from_games(8, seed=17)[::3][:96]
+    n = len(boards)
+    rng = np.random.default_rng(5)
+    games = CubeGames((parse_cube_spec(spec),), None, n, ev)
+    games.probs = ev.evaluate_boards(boards)
+    games.on_roll[:] = rng.integers(0, 2, n)
+    games.owner[:] = rng.choice([-1, -1, 0, 1], n)
+    games.cube[:] = np.where(games.owner < 0, 1, rng.choice([2, 4, MAX_CUBE], n))
+    on_roll, owner, cube = games.on_roll.copy(), games.owner.copy(), games.cube.copy()
+    tally = CubeTally()
+    ended = games.cube_turn(np.zeros(n, bool), tally, boards)
+
+    decider = NetPlayer(ev, 0, parse_cube_spec(spec), "net").decider
+    assert decider is not None
+    may = ((owner < 0) | (owner == on_roll)) & (cube * 2 <= MAX_CUBE)
+    rows = np.flatnonzero(may)
+    answers = decider.decide(boards[rows], CubeContext.money(cube_states_for(owner[rows], on_roll[rows])))
+    doubles = rows[answers.action == CubeAction.DOUBLE.value]
+    passes = doubles[answers.response[answers.action == CubeAction.DOUBLE.value] == CubeResponse.PASS.value]
+    takes = np.setdiff1d(doubles, passes)
+    assert np.array_equal(np.flatnonzero(ended), passes)
+    assert np.array_equal(np.flatnonzero((games.cube != cube) & ~ended), takes)  # a passed game starts afresh
+    assert np.array_equal(games.cube[takes], 2 * cube[takes]) and np.array_equal(games.owner[takes], 1 - on_roll[takes])
+    assert tally.doubles == [len(doubles)] and tally.takes == [len(takes)] and tally.passes == [len(passes)]
+    assert tally.too_good == [int((answers.action == CubeAction.TOO_GOOD.value).sum())]
+    # the take question is asked again of the doubled games (its volatilities remembered for the turn)
+    decider.decide(boards[doubles], CubeContext.money(cube_states_for(owner[doubles], on_roll[doubles])))
+    # the sample exercises the gate: some positions needed a local volatility, most did not
+    assert 0 < tally.local_volatilities[0] == decider.lookaheads < len(rows)
+    assert len(takes) and len(passes)
+    if spec == "jump-local":
+        assert 0 < tally.lookaheads_run[0] <= tally.local_volatilities[0]
+    else:
+        assert tally.lookaheads_run == [0]
+
+
+@pytest.mark.slow  # a few hundred games with a lookahead at the undecided cube turns: about a minute
+@pytest.mark.parametrize("spec", ["jump-net", "jump-local"])
+def test_train_plays_the_cube_with_a_local_volatility(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str
+) -> None:
+    out = tmp_path / "run.jgw"
+    common = ["--parallel", "32", "--hidden", "16", "--no-bearoff", "--checkpoint-every", "100", "--seed", "3"]
+    code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "300", "--cube", spec, *common, "--json")
+    assert code == 0, err
+    report = json.loads(stdout)["cube"]
+    (entry,) = report["strategies"]
+    assert report["games"] >= 300 and entry["spec"] == spec
+    assert report["doubles"] == report["takes"] + report["passes"] > 0
+    assert report["passes"] == report["ended_by_pass"] > 0 and report["takes"] > 0
+    assert entry["local_volatilities"] > 0
+    assert ("lookaheads_run" in entry) == (spec == "jump-local")
+    if spec == "jump-local":
+        assert 0 < entry["lookaheads_run"] <= entry["local_volatilities"]
