@@ -39,7 +39,11 @@ def test_default_is_gnubgs_model(capsys: pytest.CaptureFixture[str]) -> None:
     assert money_cube_model("gnubg") is GNUBG_MODEL and GNUBG_MODEL.is_gnubg
 
 
-@pytest.mark.parametrize("spec", ["janowski:0.7", "dead", "live", "jump:0.1"])
+@pytest.mark.parametrize(
+    "spec",
+    # the numerical jump solution costs two minutes on the whole session: in the slow set
+    ["janowski:0.7", "dead", "live", "jump:0.1:linear", pytest.param("jump:0.1", marks=pytest.mark.slow)],
+)
 def test_cube_decisions_follow_the_named_model(capsys: pytest.CaptureFixture[str], spec: str) -> None:
     """At 0 ply each cube decision's three equities are the strategy's own on the net's probabilities."""
     report = _report(capsys, "--cube", spec)

@@ -58,7 +58,7 @@ def test_best_plays_are_lookaheads_best_children_with_their_values(ev: Evaluator
     assert np.array_equal(probs, ev.evaluate_boards(kids))
 
 
-@pytest.mark.parametrize("plies", [0, 1, 2])
+@pytest.mark.parametrize("plies", [0, 1, pytest.param(2, marks=pytest.mark.slow)])
 def test_values_equal_evaluate_plies_bit_for_bit(ev: Evaluator, plies: int) -> None:
     boards = _boards()
     found = plies_probabilities(ev, boards, plies)
