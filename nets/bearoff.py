@@ -764,3 +764,8 @@ def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedData
         )
         _TWO = TwoSidedDatabase(win, no_double)
     return _TWO
+
+
+def load_databases(progress: bool = True) -> tuple[OneSidedDatabase, TwoSidedDatabase]:
+    """(one-sided, two-sided) databases, each built on first use and kept on disk (see :func:`load_one_sided`)."""
+    return load_one_sided(progress), load_two_sided(progress)

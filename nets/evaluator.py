@@ -11,6 +11,7 @@ import numpy as np
 from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
 from engine.position import GamePhase, PhaseName, Position
+from nets.bearoff import load_databases
 from nets.encoding import Encoding
 from nets.mlp import FrozenNet, NetConfig, OutcomeNet, cubeless_equity
 from nets.weights import decode_weights, encode_weights, write_atomic
@@ -275,7 +276,5 @@ def load_evaluator(path: str | Path | None = None, bearoff: bool = True) -> Eval
         raise InvalidWeights(f"weights file {str(file)!r} does not exist")
     ev = evaluator_from_bytes(file.read_bytes(), str(file))
     if bearoff:
-        from nets.databases import load_databases
-
         ev.one_sided, ev.two_sided = load_databases()
     return ev

@@ -32,6 +32,7 @@ from engine.batch import children_batch
 from engine.errors import InvalidWeights, JumpgammonError
 from engine.position import PhaseName
 from engine.selfplay import SelfPlay
+from nets.bearoff import load_databases
 from nets.encoding import Encoding
 from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, load_evaluator
 from nets.lookahead import segment_argmax
@@ -184,8 +185,6 @@ class TrainResult:
 
 
 def _attach_bearoff(ev: Evaluator) -> None:
-    from nets.databases import load_databases
-
     ev.one_sided, ev.two_sided = load_databases()
 
 

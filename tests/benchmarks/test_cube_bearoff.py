@@ -109,7 +109,7 @@ def test_lookahead_mean_is_the_exact_win_chance(
 
 
 def test_lookahead_matches_the_evaluator(db: TwoSidedDatabase) -> None:
-    from nets.databases import load_databases
+    from nets.bearoff import load_databases
     from nets.model import new_evaluator
     from nets.volatility import two_roll_search
 

@@ -7,7 +7,7 @@ import pytest
 
 from engine import Position
 from engine.batch import children_batch
-from nets.databases import load_databases
+from nets.bearoff import load_databases
 from nets.evaluator import Evaluator
 from nets.lookahead import (
     ROLL_WEIGHTS,

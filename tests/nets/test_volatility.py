@@ -7,7 +7,7 @@ import pytest
 
 from engine import Position
 from nets import bearoff as bo
-from nets.databases import load_databases
+from nets.bearoff import load_databases
 from nets.evaluator import Evaluator
 from nets.model import new_evaluator
 from nets.volatility import PAIR_WEIGHTS, exact_two_sided, two_roll_outcomes_batch, two_roll_search
