@@ -17,7 +17,6 @@ It writes ``result.json`` and ``plot.png`` (net against lookahead on the test po
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, fields
@@ -38,7 +37,7 @@ from engine.position import GamePhase, PhaseName
 from nets.evaluator import PHASE_NETS, Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
 from nets.volnet import VOLNET_TARGET, VolatilityNet, VolNetConfig, load_volatility_net, phase_routes, volnet_inputs
-from nets.weights import write_atomic
+from nets.weights import sha256_hex, write_atomic
 from players.cube import GATE_ALPHAS, parse_cube_spec
 from players.specs import net_spec
 
@@ -413,8 +412,11 @@ def head_to_head(
 
 
 def file_hash(path: Path) -> str:
-    """The first 12 hex digits of the file's SHA-256 (names the head-to-head ledger of one net)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    """The first 12 hex digits of the file's SHA-256 (names the head-to-head ledger of one net).
+
+    Twelve, not the 16 of :func:`nets.weights.weights_digest`: the committed result files store this field.
+    """
+    return sha256_hex(path)[:12]
 
 
 def run_volnet(
