@@ -50,6 +50,7 @@ examples:
   jumpgammon train --out runs/td.jgw --games 200000        (the same run, carried on to 200,000 games)
   jumpgammon train --out runs/small.jgw --games 20000 --hidden 64,32 --seed 7
   jumpgammon train --out runs/cube.jgw --games 50000 --cube janowski:0.7,jump:0.10:linear
+  jumpgammon train --out runs/jump-net.jgw --games 50000 --cube jump-net
 
 Ctrl-C stops a run; the same command resumes it from its last checkpoint (--checkpoint-every games)."""
 
@@ -110,7 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SPEC[,SPEC]",
         help=(
             "cubeful self-play: the cube strategies of the two seats (one spec: both), e.g. "
-            "janowski:0.7,jump:0.10:linear; none: cubeless (default for a new run; a resumed run keeps its own)"
+            "janowski:0.7,jump:0.10:linear; none: cubeless (default for a new run; a resumed run keeps its own). "
+            "jump-net takes the local volatility from the volatility net, jump-local from the training net's "
+            "441-roll lookahead where the decision depends on it (about 10 and 19 times janowski's CPU time per game)"
         ),
     )
     p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")
