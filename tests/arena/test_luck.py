@@ -47,6 +47,7 @@ def test_identical_players_still_score_exactly_zero_after_the_adjustment(cubeful
     assert np.abs(blocks[0].luck_seat0).max() > 0  # while each game had its luck
 
 
+@pytest.mark.slow
 def test_the_adjustment_is_unbiased_and_narrows_the_standard_error() -> None:
     result, blocks = _run("net@0", "janowski:0.68", "net@0", "live", 160, 11, True)
     luck = pair_luck_of(blocks)
@@ -96,6 +97,7 @@ def _match(a_cube: str, b_cube: str, matches: int, seed: int) -> tuple:
     return run_tournament(cfg, progress=False)
 
 
+@pytest.mark.slow
 def test_identical_match_players_score_exactly_half_after_the_adjustment() -> None:
     result, blocks = _match("gnubg", "gnubg", 8, 3)
     assert result.mwc == 0.5
@@ -103,6 +105,7 @@ def test_identical_match_players_score_exactly_half_after_the_adjustment() -> No
     assert all(b.luck_seat0 is not None and np.abs(b.luck_seat0).max() > 0 for b in blocks)
 
 
+@pytest.mark.slow
 def test_the_match_adjustment_is_unbiased_and_narrows_the_standard_error() -> None:
     result, blocks = _match("gnubg", "live", 48, 7)
     luck = pair_luck_of(blocks)

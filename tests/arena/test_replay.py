@@ -36,6 +36,7 @@ def _same(a: BlockResult, b: BlockResult) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("a_cube", "b_cube", "rules", "compare"), CASES)
 def test_a_replay_is_the_block_played(a_cube: str, b_cube: str, rules: Rules, compare: bool) -> None:
     def players() -> tuple[Any, Any]:
@@ -76,6 +77,7 @@ def test_which_players_share_their_checker_play(a: str, b: str, same: bool) -> N
     assert cfg.replays is same
 
 
+@pytest.mark.slow
 def test_a_tournament_gives_the_same_result_replayed_or_played() -> None:
     a, b = PlayerSpec("net@0", "jump:0.1:linear"), PlayerSpec("net@0", "janowski:0.6")
     rules = Rules(cubeful=True)

@@ -177,6 +177,7 @@ def test_the_block_size_does_not_change_a_bearoff_rollout() -> None:
 # --- exact values --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bearoff_rollouts_agree_with_the_exact_two_sided_values() -> None:
     """40 positions, 1,296 trials each at 0-ply, against the two-sided database's exact winning chances.
 
@@ -350,6 +351,7 @@ def test_with_the_cube_out_of_play_the_cubeful_rollout_is_cubeless(position_id: 
     assert np.allclose(o.cubeful_luck, cubeless_equity(o.outcome) - cubeless_equity(o.adjusted()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cube", ["janowski:0.68", "janowski:0.3", "live", "jump:0.2"])
 @pytest.mark.parametrize(("position_id", "truncate"), CUBEFUL_STARTS)
 def test_luck_adjusted_and_raw_cubeful_equities_agree_within_their_errors(

@@ -68,6 +68,7 @@ def test_with_the_cube_out_of_play_no_double_is_the_cubeless_rollout_and_double_
     assert double_pass == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cube", ["janowski:0.68", "jump:0.2"])
 @pytest.mark.parametrize(("position_id", "truncate"), STARTS)
 def test_each_branch_is_unbiased_and_the_branches_share_their_checker_play(

@@ -98,6 +98,7 @@ def test_bad_input_without_json_goes_to_stderr(capsys: pytest.CaptureFixture[str
     assert "jumpgammon show: error" in err and "notanid" in err
 
 
+@pytest.mark.slow
 def test_train_then_tournament_against_pubeval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tiny.jgw"
     code, js = run_json(

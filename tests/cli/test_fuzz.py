@@ -676,6 +676,7 @@ def test_show_takes_any_text(text: str, as_json: bool) -> None:
         assert obj["position_id"] == position.id and len(obj["board"]) == 26
 
 
+@pytest.mark.slow
 @fuzz_settings(30)
 @given(id_texts)
 def test_eval_takes_any_text(text: str) -> None:
@@ -827,6 +828,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
     "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
+    "--luck": st.sampled_from(WEIGHT_FILES),
     "--length": st.integers(-1, 70).map(str),
     "--met": st.sampled_from(["Kazaross-XG2", "woolsey", "Rockwell-Kazaross", "XG2", "x.xml", "tiny.jgw", "", "."]),
     "--keith": st.sampled_from(["0.276,0.011", "0.2,0", "0,0", "0.3,0.4", "1,0", "0.2", "0.2,", "nan,0", "0.2,0.1,0"]),

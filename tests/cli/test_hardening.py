@@ -166,6 +166,7 @@ def _train(capsys: pytest.CaptureFixture[str], out: Path, *extra: str) -> tuple[
     return code, (json.loads(stdout) if code == 0 else {}), err
 
 
+@pytest.mark.slow
 def test_games_is_the_run_total_and_resuming_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "run.jgw"
     code, js, err = _train(capsys, out, "--games", "12")

@@ -65,6 +65,7 @@ def test_ctrl_c_with_two_workers(tmp_path: Path, delay: float) -> None:
     assert_clean_interrupt(*ctrl_c(argv, delay, tmp_path), "tournament")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.8, 2.0, 3.5, 6.0])
 def test_ctrl_c_during_training(tmp_path: Path, delay: float) -> None:
     argv = ["train", "--out", "run.jgw", "--games", "1000000", "--parallel", "64", "--hidden", "8", "--no-bearoff"]

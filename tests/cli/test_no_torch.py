@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from weights import DEFAULT_WEIGHTS
 
 START = "4HPwATDgc/ABMA"
@@ -42,6 +44,7 @@ print(json.dumps(report))
 """
 
 
+@pytest.mark.slow
 def test_only_training_imports_torch(tmp_path: Path) -> None:
     argvs = [[str(tmp_path / "run.jgw") if a == "RUN" else a for a in argv] for argv, _ in COMMANDS]
     done = subprocess.run(

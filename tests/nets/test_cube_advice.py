@@ -152,6 +152,7 @@ def test_a_race_uses_the_rollers_pips() -> None:
     assert life.label() == "gnubg(x=0.645: race, 76 pips)"
 
 
+@pytest.mark.slow
 def test_a_bare_id_is_evaluated_as_the_match_id_it_prints(evaluator: Evaluator) -> None:
     """No match ID: gnubg's default money state (Jacoby on), whose ID ``eval`` prints, gives the same figures."""
     position = Position.from_id("4HPwATDgc/ABMA")

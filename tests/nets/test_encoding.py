@@ -95,6 +95,7 @@ def test_shot_counts_by_hand(own: dict[int, int], opponent: dict[int, int], expe
     assert _shot_feature(board) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(boards())
 def test_shots_agree_with_a_roll_by_roll_count(board: np.ndarray) -> None:

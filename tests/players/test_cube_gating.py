@@ -59,6 +59,7 @@ def test_gating_never_changes_a_jump_local_decision() -> None:
     assert 0 < decider.lookaheads < 2 * len(boards)  # the gate both skipped and ran lookaheads here
 
 
+@pytest.mark.slow
 def test_each_distinct_board_gets_one_lookahead_and_the_cache_changes_nothing() -> None:
     ev = load_evaluator()
     boards = _positions_from_games(6, seed=11)[::4][:40]

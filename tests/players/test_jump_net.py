@@ -60,6 +60,7 @@ def test_bad_jump_net_specs_name_themselves(text: str, needle: str) -> None:
 # volatility by construction. (Between rungs it can differ in rare positions: the no-double equity
 # is not monotone in the volatility near the "too good" boundary, e.g. double/pass at 0.001 and
 # 0.05, too good at 0.0015-0.02, with equities within 0.002 of the cash.)
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [0.05, 0.12, 0.25])
 def test_a_volatility_source_behind_the_gate_decides_as_the_strategy_does(alpha: float) -> None:
     ev = load_evaluator()
@@ -81,6 +82,7 @@ def test_a_volatility_source_behind_the_gate_decides_as_the_strategy_does(alpha:
     assert decider.lookaheads == sum(asked) < 2 * len(boards)
 
 
+@pytest.mark.slow
 def test_a_jump_net_player_takes_its_volatility_from_the_net(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "v.jgw"
     random_volnet(6, (8,), 0.3, -2.0).save(path)

@@ -101,6 +101,7 @@ def test_its_match_cube_decisions_are_net0s_with_gnubgs_match_model(players: tup
         assert np.array_equal(ubgi.double_responses(doubled, batch), net.double_responses(doubled, batch))
 
 
+@pytest.mark.slow
 def test_against_net0_on_the_same_dice_it_scores_exactly_zero() -> None:
     money = TournamentConfig(
         PlayerSpec(ENGINE, "gnubg"), PlayerSpec("net@0", "gnubg"), games=8, seed=3, rules=Rules(cubeful=True)

@@ -29,6 +29,7 @@ def _game_boards(n: int = 300) -> np.ndarray:
     return MoveErrorSet.load().boards()[:: max(1, 8725 // n)]
 
 
+@pytest.mark.slow
 def test_td_trains_three_v2_nets_from_scratch(tmp_path: Path) -> None:
     out = tmp_path / "v2.jgw"
     train(TrainConfig(out=out, encoding=Encoding.V2, crashed_net=True, **TINY_RUN), progress=False)  # type: ignore[arg-type]

@@ -245,6 +245,7 @@ def test_worker_processes_give_the_same_shards(dataset: tuple[LabelConfig, Path]
         assert np.allclose(getattr(a, name), getattr(b, name), atol=1e-6, equal_nan=True), name
 
 
+@pytest.mark.slow
 def test_ray_local_mode_gives_the_same_shards(dataset: tuple[LabelConfig, Path], tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="Ray is an optional extra: pip install -e '.[ray]'")
     cfg, out = dataset
