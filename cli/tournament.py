@@ -272,7 +272,7 @@ def format_result(r: TournamentResult) -> str:
     if r.rules["cubeful"]:
         for label, s in rows:
             lookahead = (
-                f"; the 441-roll lookahead judged {s.lookaheads:,} of its {s.cube_evaluations:,} cube positions"
+                f"; {s.lookaheads:,} of its {s.cube_evaluations:,} cube positions needed their local volatility"
                 if s.lookaheads
                 else ""
             )
