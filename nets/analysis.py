@@ -32,6 +32,8 @@ from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 
 # A typical remote volatility for the jump model.
 REMOTE_ALPHA = DEFAULT_REMOTE_ALPHA
+#: Said beside the cube figures of a position whose dice are rolled.
+ROLLED_NOTE = "the dice are rolled: no cube action now (the figures are for before the roll)"
 #: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
 MONEY_BEAVERS = False
 
@@ -376,7 +378,7 @@ def analyse(
     if position.is_over():  # no cube decision at all: the figures above would be a finished game's
         report = CubeReport(state, note="no cube action: the game is over")
     elif match.dice[0]:  # the figures are the decision before this roll; none can be taken now
-        report = replace(report, note="the dice are rolled: no cube action now (the figures are for before the roll)")
+        report = replace(report, note=ROLLED_NOTE)
     moves = None
     if match.dice[0] and not position.is_over():
         if at_score and met is not None:

@@ -37,6 +37,7 @@ from engine.errors import JumpgammonError
 from engine.match import MatchState
 from engine.position import Position
 from nets.analysis import (
+    ROLLED_NOTE,
     cube_state_of,
     match_cube_label,
     match_cube_of,
@@ -159,7 +160,7 @@ def describe(position: Position, match: MatchState) -> dict[str, Any]:
         "pips": [own, opp],
         "off": list(position.off),
         "on_roll": match.on_roll,
-        "dice": list(match.dice),
+        "dice": sorted(match.dice, reverse=True),  # the higher die first, as hint gives them
         "cube_value": match.cube,
         "cube_state": str(cube_state_of(match)),
         "match_length": match.match_length,
@@ -221,6 +222,8 @@ class Service:
             cubeful_equity=_r(advice.equity),
             cube=advice_json(advice),
         )
+        if match.dice != (0, 0):
+            out["cube"]["note"] = ROLLED_NOTE
         if match.match_length:
             cube_now = match_cube_of(match, met)
             cubeless = _r(float(cubeless_mwc(probs, met, cube_now)))
@@ -264,6 +267,8 @@ class Service:
                 }
         out = describe(position, match)
         out.update(plies=req.plies, probabilities=probabilities_json(probs), models=models)
+        if match.dice != (0, 0):
+            out["note"] = ROLLED_NOTE
         return out
 
     async def hint(self, req: HintRequest) -> dict[str, Any]:

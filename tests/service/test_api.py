@@ -123,6 +123,16 @@ def test_hint_takes_dice_of_the_request(client: TestClient) -> None:
     assert d["dice"] == [3, 1] and d["moves"][0]["move"] == "8/5 6/5"
 
 
+def test_with_the_dice_rolled_the_cube_figures_say_so_and_the_dice_read_as_hint_reads_them(client: TestClient) -> None:
+    rolled = "4HPwATDgc/ABMA:cAkZAAAAAAAA"  # 6-2 to play: no cube action now, as eval says
+    evaluated = post(client, "/api/evaluate", {"position": rolled})[1]
+    cube = post(client, "/api/cube", {"position": rolled})[1]
+    hint = post(client, "/api/hint", {"position": rolled})[1]
+    assert evaluated["cube"]["note"].startswith("the dice are rolled") and cube["note"] == evaluated["cube"]["note"]
+    assert evaluated["dice"] == cube["dice"] == hint["dice"] == [6, 2]
+    assert "note" not in post(client, "/api/cube", {"position": "4HPwATDgc/ABMA"})[1]  # before the roll
+
+
 def test_cube_gives_each_models_decision(client: TestClient, evaluator: Evaluator) -> None:
     for text in (RACE, RACE.replace(":0:0:0:0:10", ":0:0:0:5:10")):
         status, d = post(client, "/api/cube", {"position": text})
