@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from cube.states import CubeAction, CubeResponse
-from engine.errors import InvalidSpec
+from engine.errors import InvalidSpec, JumpgammonError
 from engine.game import result_multipliers
 from engine.match import MAX_CUBE
 from nets.base import BoardEvaluator
@@ -267,7 +267,7 @@ class CubeGames:
     def _evaluate(self, boards: np.ndarray) -> np.ndarray:
         """(n, 5) 0-ply probabilities of the boards' side on roll from the evaluator (deciders' own questions)."""
         if self.evaluator is None:
-            raise InvalidSpec("cube self-play without the training net decides from the probabilities it keeps")
+            raise JumpgammonError("cube self-play without the training net decides from the probabilities it keeps")
         return self.evaluator.evaluate_boards(boards)
 
     def _decide(

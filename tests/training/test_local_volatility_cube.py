@@ -92,13 +92,13 @@ def test_the_training_cube_turn_decides_as_the_tournament_decider(spec: str) -> 
         assert tally.lookaheads_run == [0]
 
 
-@pytest.mark.slow  # a few hundred games with a lookahead at the undecided cube turns: about a minute
+@pytest.mark.slow  # 300 games, the gate's jump solutions at every cube turn: a few minutes
 @pytest.mark.parametrize("spec", ["jump-net", "jump-local"])
 def test_train_plays_the_cube_with_a_local_volatility(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str
 ) -> None:
     out = tmp_path / "run.jgw"
-    common = ["--parallel", "32", "--hidden", "16", "--no-bearoff", "--checkpoint-every", "100", "--seed", "3"]
+    common = ["--parallel", "100", "--hidden", "16", "--no-bearoff", "--checkpoint-every", "100", "--seed", "3"]
     code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "300", "--cube", spec, *common, "--json")
     assert code == 0, err
     report = json.loads(stdout)["cube"]
