@@ -52,6 +52,7 @@ def test_a_local_volatility_needs_the_training_net() -> None:
         CubeGames((parse_cube_spec("jump-local"),), None, 4)
 
 
+@pytest.mark.slow  # the gate's jump solutions for a hundred positions
 @pytest.mark.parametrize("spec", ["jump-local", "jump-net"])
 def test_the_training_cube_turn_decides_as_the_tournament_decider(spec: str) -> None:
     """On self-play positions at mixed cube states, each game doubles, takes or passes as a NetPlayer's decider says."""
@@ -92,18 +93,18 @@ def test_the_training_cube_turn_decides_as_the_tournament_decider(spec: str) -> 
         assert tally.lookaheads_run == [0]
 
 
-@pytest.mark.slow  # 300 games, the gate's jump solutions at every cube turn: a few minutes
+@pytest.mark.slow  # 120 games, the gate's jump solutions at every cube turn: about a minute
 @pytest.mark.parametrize("spec", ["jump-net", "jump-local"])
 def test_train_plays_the_cube_with_a_local_volatility(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str
 ) -> None:
     out = tmp_path / "run.jgw"
-    common = ["--parallel", "100", "--hidden", "16", "--no-bearoff", "--checkpoint-every", "100", "--seed", "3"]
-    code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "300", "--cube", spec, *common, "--json")
+    common = ["--parallel", "40", "--hidden", "16", "--no-bearoff", "--checkpoint-every", "40", "--seed", "3"]
+    code, stdout, err = run_cli(capsys, "train", "--out", str(out), "--games", "120", "--cube", spec, *common, "--json")
     assert code == 0, err
     report = json.loads(stdout)["cube"]
     (entry,) = report["strategies"]
-    assert report["games"] >= 300 and entry["spec"] == spec
+    assert report["games"] >= 120 and entry["spec"] == spec
     assert report["doubles"] == report["takes"] + report["passes"] > 0
     assert report["passes"] == report["ended_by_pass"] > 0 and report["takes"] > 0
     assert entry["local_volatilities"] > 0
