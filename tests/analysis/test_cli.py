@@ -86,6 +86,7 @@ def _same_report_with_two_workers(
     assert _report_without_seconds(two) == _report_without_seconds(one)
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_report_of_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -26,6 +26,7 @@ def found() -> Agreement:
     return result
 
 
+@pytest.mark.slow
 def test_every_file_and_move_is_compared(found: Agreement) -> None:
     assert found.files == 26 and found.moves > 3000 and found.unforced > 2000
 

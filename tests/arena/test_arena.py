@@ -237,6 +237,7 @@ def test_random_player_is_reproducible_whatever_the_batch() -> None:
     assert np.array_equal(together, alone)
 
 
+@pytest.mark.slow
 def test_a_checkpointed_tournament_resumes_to_the_same_result(tmp_path: Path) -> None:
     """Stopped after its first block (and with a half-written line), the rerun plays only the rest: same result."""
     from arena import ledger
@@ -299,6 +300,7 @@ def test_a_ledger_knows_its_net_by_content_not_by_file_name(tmp_path: Path) -> N
         run_tournament(first, progress=False, checkpoint=path)
 
 
+@pytest.mark.slow
 def test_a_ledger_is_extended_by_a_longer_run_and_serves_a_shorter_one(tmp_path: Path) -> None:
     """The length is not part of a ledger's identity: pair k is the same games in a run of any size."""
     a, b, rules = PlayerSpec("net@0", "janowski:0.7"), PlayerSpec("pubeval"), Rules(cubeful=True)

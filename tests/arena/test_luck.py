@@ -36,6 +36,7 @@ def test_the_luck_of_a_position_averages_zero_over_the_21_rolls() -> None:
     assert abs(float((points * ROLL_WEIGHTS).sum())) < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cubeful", [False, True])
 def test_identical_players_still_score_exactly_zero_after_the_adjustment(cubeful: bool) -> None:
     cube = "janowski:0.68" if cubeful else "none"

@@ -101,6 +101,7 @@ def test_a_one_point_match_is_the_money_pairs_cubeless_game() -> None:
     assert (matches.games == 1).all() and matches.doubles.sum() == 0
 
 
+@pytest.mark.slow
 def test_identical_players_win_exactly_half_of_mirrored_matches_and_trailers_double_post_crawford() -> None:
     met = published_met()
     player = make_player("net@0", "gnubg-match", met=met)

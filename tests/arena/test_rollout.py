@@ -146,6 +146,7 @@ def test_same_seed_same_rollout_another_seed_another() -> None:
     assert not np.array_equal(a.outcomes.outcome, c.outcomes.outcome)
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_result_of_one() -> None:
     # Both match IDs mark the Jacoby rule in force (a cubeful rollout's positions must agree on it).
     starts = [RolloutStart.parse(f"{OPENING}:cAkAAAAAAAAA"), RolloutStart.parse(f"{OPENING}:cAkZAAAAAAAA")]
@@ -206,6 +207,7 @@ def test_bearoff_rollouts_agree_with_the_exact_two_sided_values() -> None:
 RACE = Position(board_of({6: 3, 5: 3, 4: 2, 8: 3, 10: 2, 11: 2}, {6: 4, 5: 2, 3: 2, 7: 3, 9: 2, 12: 2}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("start", "truncate"),
     [(Position.from_id(OPENING), 8), (RACE, None)],
@@ -270,6 +272,7 @@ def test_the_side_on_roll_doubles_before_its_first_roll_unless_the_dice_are_roll
     assert (out.plies == 5).all() and out.truncated.all()  # played on to the truncation
 
 
+@pytest.mark.slow
 def test_a_cubeful_rollout_plays_the_same_checkers_as_a_cubeless_one() -> None:
     """Moves do not depend on the cube, and passes are played out: the cubeless outcomes are identical."""
     start = [RolloutStart.parse(OPENING)]

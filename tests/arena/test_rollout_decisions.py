@@ -126,6 +126,7 @@ def test_a_certain_cash_is_too_good_or_double_pass() -> None:
     assert d.figures[0].value >= 1.0 - 1e-9
 
 
+@pytest.mark.slow
 def test_two_sided_bearoff_cube_decisions_agree_with_the_exact_database() -> None:
     """30 two-sided bear-offs (money, centred cube), 648 trials a branch, both sides playing gnubg's model (the
     database's optimal cube there): ND and DT lie within 3 SE of the database's cubeful equities, and the
@@ -171,6 +172,7 @@ def test_the_same_play_twice_differs_by_exactly_zero() -> None:
     assert {p.difference.value for p in twins} == {0.0} or ranked[0].move != "8/5 6/5"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("dice", "best"), [((3, 1), "8/5 6/5"), ((4, 2), "8/4 6/4")])
 def test_opening_rolls_whose_best_play_is_not_in_doubt_come_out_best(dice: tuple[int, int], best: str) -> None:
     """Of the 3 best plays by the 0-ply filter, the known best opening play wins by more than 3 paired SEs."""
@@ -259,6 +261,7 @@ def test_truncation_is_scored_at_its_depth() -> None:
     assert np.allclose(out.outcome, flip_probabilities(evaluate_plies(evaluator, kids, 1)), atol=1e-9)
 
 
+@pytest.mark.slow
 def test_a_continued_rollout_is_the_rollout_of_all_its_trials() -> None:
     """Trials 0-143 then 144-287 on the same dice give exactly the 288-trial rollout, for a cube decision."""
     start = RolloutStart(Position.from_id("u9uGAAC23VkAAA"))
@@ -272,6 +275,7 @@ def test_a_continued_rollout_is_the_rollout_of_all_its_trials() -> None:
     assert more[0].to_json() == whole[0].to_json()
 
 
+@pytest.mark.slow
 def test_stopping_when_the_standard_errors_are_small_or_the_plays_settled() -> None:
     start = RolloutStart(Position.from_id("u9uGAAC23VkAAA"))
     config = RolloutConfig(trials=2592, cubeful=True, seed=1, truncate=8)

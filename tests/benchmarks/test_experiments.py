@@ -66,6 +66,7 @@ def test_an_exact_point_pins_the_curve() -> None:
     assert abs(np.polyval(found.coefficients, 0.7)) < 1e-3
 
 
+@pytest.mark.slow
 def test_sweep_points_reach_their_target_and_resume_from_their_ledgers(tmp_path: Path) -> None:
     settings = SweepSettings(seed=4, se_target=0.2, min_games=GAMES_PER_BLOCK, max_games=2 * GAMES_PER_BLOCK)
     points = [PointSpec("x=0.5", "janowski:0.5", "janowski:0.7", tmp_path / "a.ledger.jsonl")]
@@ -78,6 +79,7 @@ def test_sweep_points_reach_their_target_and_resume_from_their_ledgers(tmp_path:
     assert same.ppg == first.ppg and same.se == first.se
 
 
+@pytest.mark.slow
 def test_experiment_4_plays_both_comparisons_over_the_same_blocks(tmp_path: Path) -> None:
     """The plumbing of experiment 4, with a cheap constant-alpha player standing in for jump-local."""
     settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
@@ -146,6 +148,7 @@ def test_the_remote_filter(p: list[float], contact: list[int], first: list[float
         assert list(race) == [not contact[1]] * len(expected) or not expected
 
 
+@pytest.mark.slow
 def test_a_self_play_batch_is_the_same_games_whenever_played() -> None:
     from benchmarks.experiments.remote import play_batch
     from nets import load_evaluator

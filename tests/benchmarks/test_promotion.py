@@ -69,6 +69,7 @@ def small_move_set(path: Path, decisions: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_winner_that_plays_no_worse_is_promoted_and_the_old_net_kept(tmp_path: Path, shipped: Path) -> None:
     from cli.weights import replace_shipped
     from nets.evaluator import load_evaluator

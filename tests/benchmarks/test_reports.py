@@ -182,6 +182,7 @@ def test_a_sweep_reports_from_its_result_and_refits_its_pairs(monkeypatch: pytes
     assert snapshot(tmp_path / "a") == before
 
 
+@pytest.mark.slow
 def test_a_local_report_leaves_the_result_it_reads_alone(tmp_path: Path) -> None:
     """``experiment local --report`` reprints from the ledgers without rewriting result.json or the plot."""
     settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)

@@ -68,6 +68,7 @@ def test_the_request_mix_follows_its_weights() -> None:
     assert all((body is None) == (path == "/health") for path, body in work)
 
 
+@pytest.mark.slow
 def test_a_short_load_counts_what_the_server_counted(servers: dict[str, int]) -> None:
     work = requests_for(sample_positions(40, 2), 500, 2)
     runs = {}

@@ -180,6 +180,7 @@ def test_games_is_the_run_total_and_resuming_says_so(capsys: pytest.CaptureFixtu
     assert "resuming" in err and "learning_rate 0.001 -> 0.0005" in err
 
 
+@pytest.mark.slow
 def test_changed_architecture_or_seed_on_resume_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "run.jgw"
     assert _train(capsys, out, "--games", "8")[0] == 0

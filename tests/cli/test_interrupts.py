@@ -59,6 +59,7 @@ def assert_clean_interrupt(code: int, err: str, command: str) -> None:
         assert noise not in err, err[-3000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [2.0, 4.0])
 def test_ctrl_c_with_two_workers(tmp_path: Path, delay: float) -> None:
     argv = ["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "2000000", "--workers", "2"]

@@ -105,6 +105,7 @@ def test_moves_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "8/5 6/5" in out and "24/23 13/10" in out and "paired SE" in out
 
 
+@pytest.mark.slow
 def test_save_and_resume_give_the_whole_rollout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """72 trials saved then continued to 144 equal 144 trials at once; the level and stop reason are reported."""
     saved = tmp_path / "r.npz"

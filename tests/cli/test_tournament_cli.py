@@ -216,6 +216,7 @@ def test_luck_with_a_bad_file_is_refused(capsys: pytest.CaptureFixture[str]) -> 
     assert_clean_error(code, out, err, "nowhere.jgw", as_json=False)
 
 
+@pytest.mark.slow
 def test_luck_in_matches_reports_the_adjusted_mwc(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["--a", "net@0", "--a-cube", "gnubg", "--b", "net@0", "--b-cube", "live", "--match-length", "3"]
     result = tournament_json(capsys, *base, "--matches", "8", "--luck")

@@ -104,6 +104,7 @@ def _own_total(p: Position) -> int:
     return int(p.array[p.array > 0].sum())
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(boards(), dice)
 def test_children_properties(board: np.ndarray, roll: tuple[int, int]) -> None:

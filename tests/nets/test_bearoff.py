@@ -44,6 +44,7 @@ def board(own: list[int], opp: list[int]) -> np.ndarray:
 # --- indexing ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_index_is_a_bijection_and_nested() -> None:
     pts = bo.one_sided_points()
     assert pts.shape == (bo.N_ONE_SIDED, 6)

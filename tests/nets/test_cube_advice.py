@@ -106,6 +106,7 @@ def match_state(case: dict[str, Any]) -> MatchState:
 BEAROFFS = [c for c in CASES if c["gnubg_class"] == "bearoff2"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", BEAROFFS, ids=[f"{c['position_id']} {c['kind']} {c['owner']}" for c in BEAROFFS])
 def test_in_two_sided_bearoffs_evals_own_figures_are_gnubgs(case: dict[str, Any], evaluator: Evaluator) -> None:
     """Both engines' probabilities are exact there, so ``eval``'s whole path must give gnubg's figures."""

@@ -202,6 +202,7 @@ def test_v2_agrees_with_the_reference(board: np.ndarray) -> None:
         np.testing.assert_allclose(x[start : start + EXTRA_PER_SIDE], reference(board, side), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_v2_agrees_with_the_reference_on_game_positions() -> None:
     games, _ = random_game_positions(4, seed=11)
     for board in games[::3]:

@@ -254,6 +254,7 @@ def test_missing_package_is_a_clean_invalid_spec(monkeypatch: pytest.MonkeyPatch
         gnubg_player.make_gnubg_player(0, parse_cube_spec("none"))
 
 
+@pytest.mark.slow
 def test_cli_without_the_package_fails_in_one_line() -> None:
     code = (
         "import sys; sys.modules['gnubg'] = None\n"  # makes `import gnubg` raise ImportError

@@ -156,6 +156,7 @@ def test_the_spec_is_split_like_a_shell_command() -> None:
 DOUBLE = Path(__file__).with_name("uci_dialect_engine.py")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ids", [False, True], ids=["bestmove", "bestmoveid"])
 def test_an_engine_of_the_uci_dialect_is_driven_in_its_dialect(ids: bool) -> None:
     spec = "ubgi:" + shlex.join([sys.executable, str(DOUBLE), *(["--ids"] if ids else [])])

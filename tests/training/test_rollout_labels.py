@@ -236,6 +236,7 @@ def test_no_shard_starts_after_the_time_given(dataset: tuple[LabelConfig, Path],
         assert json.loads((tmp_path / str(workers) / MANIFEST).read_text())["shards_done"] == 0
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_shards(dataset: tuple[LabelConfig, Path], tmp_path: Path) -> None:
     cfg, out = dataset
     result = label(replace(cfg, out=tmp_path / "w"), workers=2, progress=False)
