@@ -13,38 +13,19 @@ from engine import Position
 from engine.errors import InvalidSpec
 from nets import load_evaluator
 from nets.cube_advice import money_cube_decisions
-from nets.lookahead import best_children
 from nets.volatility import two_roll_outcomes_batch
 from players import make_player, parse_cube_spec
 from players.base import CubeContext
 from players.cube import CubeDecider
 from players.net import NetPlayer
-
-
-def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
-    """Boards met in greedy 0-ply self-play games with the shipped net (side on roll's view)."""
-    ev = load_evaluator()
-    rng = np.random.default_rng(seed)
-    from engine import Position
-
-    boards = np.repeat(Position.initial().array[None], n_games, axis=0)
-    seen = []
-    for _ in range(60):
-        dice = rng.integers(1, 7, size=(len(boards), 2))
-        boards = best_children(ev, boards, dice)
-        alive = (boards > 0).any(axis=1) & (boards < 0).any(axis=1)
-        boards = boards[alive]
-        if len(boards) == 0:
-            break
-        seen.append(boards.copy())
-    return np.concatenate(seen)
+from tests.selfplay_boards import positions_from_games
 
 
 @pytest.mark.slow  # every lookahead run on positions from self-play
 def test_gating_never_changes_a_jump_local_decision() -> None:
     """On positions from self-play, the gated decision equals the decision with every lookahead run."""
     ev = load_evaluator()
-    boards = _positions_from_games(6, seed=11)[::4][:80]
+    boards = positions_from_games(6, seed=11)[::4][:80]
     strategy = parse_cube_spec("jump-local").strategy
     assert strategy is not None
     probs = ev.evaluate_boards(boards)
@@ -62,7 +43,7 @@ def test_gating_never_changes_a_jump_local_decision() -> None:
 @pytest.mark.slow
 def test_each_distinct_board_gets_one_lookahead_and_the_cache_changes_nothing() -> None:
     ev = load_evaluator()
-    boards = _positions_from_games(6, seed=11)[::4][:40]
+    boards = positions_from_games(6, seed=11)[::4][:40]
     doubled = np.concatenate([boards, boards[::-1]])  # every board twice, as in a mirrored pair
     strategy = parse_cube_spec("jump-local").strategy
     assert strategy is not None

@@ -13,33 +13,15 @@ import numpy as np
 import pytest
 
 from cube.states import CubeAction, CubeResponse
-from engine import Position
 from engine.errors import InvalidSpec
 from engine.match import MAX_CUBE
 from nets import load_evaluator
-from nets.lookahead import best_children
 from players.base import CubeContext
 from players.cube import cube_states_for, parse_cube_spec
 from players.net import NetPlayer
 from tests.cli.helpers import run_cli
+from tests.selfplay_boards import positions_from_games
 from training.selfplay_cube import CubeGames, CubeTally, parse_training_cube
-
-
-def _positions_from_games(n_games: int, seed: int) -> np.ndarray:
-    """Boards met in greedy 0-ply self-play games with the shipped net (side on roll's view)."""
-    ev = load_evaluator()
-    rng = np.random.default_rng(seed)
-    boards = np.repeat(Position.initial().array[None], n_games, axis=0)
-    seen = []
-    for _ in range(60):
-        dice = rng.integers(1, 7, size=(len(boards), 2))
-        boards = best_children(ev, boards, dice)
-        alive = (boards > 0).any(axis=1) & (boards < 0).any(axis=1)
-        boards = boards[alive]
-        if len(boards) == 0:
-            break
-        seen.append(boards.copy())
-    return np.concatenate(seen)
 
 
 @pytest.mark.parametrize("spec", ["jump-local", "jump-net", "jump-local:0.2,janowski:0.7", "jump-net,jump-local"])
@@ -57,7 +39,7 @@ def test_a_local_volatility_needs_the_training_net() -> None:
 def test_the_training_cube_turn_decides_as_the_tournament_decider(spec: str) -> None:
     """On self-play positions at mixed cube states, each game doubles, takes or passes as a NetPlayer's decider says."""
     ev = load_evaluator()
-    boards = _positions_from_games(8, seed=17)[::3][:96]
+    boards = positions_from_games(8, seed=17)[::3][:96]
     n = len(boards)
     rng = np.random.default_rng(5)
     games = CubeGames((parse_cube_spec(spec),), None, n, ev)
