@@ -98,6 +98,14 @@ class CubeOutcomes:
     optimal: float | None
 
 
+def _model_json(label: str, position_class: str | None, **figures: Any) -> dict[str, Any]:
+    """A cube model's ``eval --json`` entry: its label, gnubg's position class where it has one, its figures."""
+    out: dict[str, Any] = {"label": label}
+    if position_class is not None:
+        out["position_class"] = position_class
+    return out | figures
+
+
 @dataclass(frozen=True)
 class MoneyModelAdvice:
     """One cube model's money decision: equities per unit of the cube (None where the side on roll cannot double).
@@ -115,17 +123,15 @@ class MoneyModelAdvice:
 
     def to_json(self) -> dict[str, Any]:
         """The model's entry in ``eval --json``."""
-        out: dict[str, Any] = {"label": self.label}
-        if self.position_class is not None:
-            out["position_class"] = self.position_class
-        out.update(
+        return _model_json(
+            self.label,
+            self.position_class,
             action=self.action,
             no_double=self.no_double,
             double_take=self.double_take,
             double_pass=self.double_pass,
             equity=self.equity,
         )
-        return out
 
 
 @dataclass(frozen=True)
@@ -145,17 +151,15 @@ class MatchModelAdvice:
 
     def to_json(self) -> dict[str, Any]:
         """The model's entry in ``eval --json``."""
-        out: dict[str, Any] = {"label": self.label}
-        if self.position_class is not None:
-            out["position_class"] = self.position_class
-        out.update(
+        return _model_json(
+            self.label,
+            self.position_class,
             action=self.action,
             optional=self.optional,
             cubeful_mwc=self.cubeful_mwc,
             mwc=asdict(self.mwc),
             equity=asdict(self.equity),
         )
-        return out
 
 
 def _money_advice(a: CubeAdvice) -> MoneyModelAdvice:
