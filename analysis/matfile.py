@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules
+from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules, read_record_text
 from engine.match import MAX_CUBE
 
 __all__ = ["read_mat"]
@@ -46,11 +46,7 @@ _WORDS["Rejects"] = Action.PASS
 
 def read_mat(path: Path) -> MatchRecord:
     """The match or money session in the ``.mat`` file ``path``; raises InvalidRecord naming the line and the fault."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="strict")
-    except UnicodeDecodeError as exc:
-        raise InvalidRecord(f"{path.name}: not a text file (byte {exc.start} is not UTF-8)") from None
-    return parse_mat(text, path)
+    return parse_mat(read_record_text(path), path)
 
 
 def parse_mat(text: str, path: Path) -> MatchRecord:

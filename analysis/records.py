@@ -15,11 +15,19 @@ from pathlib import Path
 from engine.errors import InvalidText
 from engine.match import MAX_CUBE
 
-__all__ = ["Action", "Event", "GameRecord", "InvalidRecord", "MatchRecord", "MoneyRules"]
+__all__ = ["Action", "Event", "GameRecord", "InvalidRecord", "MatchRecord", "MoneyRules", "read_record_text"]
 
 
 class InvalidRecord(InvalidText):
     """A game record that cannot be read or replayed; the message names the file, the line or game, and why."""
+
+
+def read_record_text(path: Path) -> str:
+    """The text of a record file; raises InvalidRecord naming the file and the first byte that is not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise InvalidRecord(f"{path.name}: not a text file (byte {exc.start} is not UTF-8)") from None
 
 
 class Action(StrEnum):

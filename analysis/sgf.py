@@ -36,7 +36,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules
+from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules, read_record_text
 
 __all__ = ["looks_sgf", "parse_sgf", "read_sgf"]
 
@@ -68,11 +68,7 @@ def looks_sgf(text: str) -> bool:
 
 def read_sgf(path: Path) -> MatchRecord:
     """The match or money session in gnubg's ``.sgf`` file ``path``; raises InvalidRecord naming the line and fault."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="strict")
-    except UnicodeDecodeError as exc:
-        raise InvalidRecord(f"{path.name}: not a text file (byte {exc.start} is not UTF-8)") from None
-    return parse_sgf(text, path)
+    return parse_sgf(read_record_text(path), path)
 
 
 def parse_sgf(text: str, path: Path) -> MatchRecord:
