@@ -53,6 +53,11 @@ def money_cube_model(spec: str) -> MoneyCubeModel:
     parsed = parse_cube_spec(spec)
     if parsed.own:
         return GNUBG_MODEL
+    if parsed.engine_plies is not None:
+        raise InvalidSpec(
+            f"--cube {spec!r}: GNU Backgammon's own cube is not a model of this net's probabilities "
+            "(use gnubg for gnubg's model)"
+        )
     if parsed.strategy is None:
         raise InvalidSpec(f"--cube {spec!r}: analysis needs a cube model (none plays without the cube)")
     if parsed.strategy.needs_local_volatility:

@@ -23,6 +23,7 @@ import numpy as np
 
 from cube.match import MatchCube
 from cube.states import CubeAction, CubeResponse
+from engine.errors import JumpgammonError
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,26 @@ class CubeContext:
         picked = np.arange(len(self))[index]
         cubes = None if self.cubes is None else tuple(self.cubes[int(i)] for i in picked)
         return CubeContext(self.states[picked], self.jacoby, self.beavers, cubes)
+
+
+@dataclass(frozen=True)
+class CubeAnswers:
+    """A decider's answers for a batch (side on roll's view): its actions and its opponent's responses.
+
+    ``action`` and ``response`` are :class:`CubeAction` and :class:`CubeResponse` value arrays;
+    ``equity`` is the money cubeful equity per unit cube after the best cube action (None at a match score).
+    """
+
+    action: np.ndarray
+    response: np.ndarray
+    equity: np.ndarray | None = None
+
+
+def check_context_kind(match: bool, context: CubeContext) -> None:
+    """Raise JumpgammonError unless ``context`` is of the strategy's kind (a match one with ``match``, else money)."""
+    if context.is_match != match:
+        kind, where = ("match", "in money play") if match else ("money", "at a match score")
+        raise JumpgammonError(f"a {kind} cube strategy cannot decide {where}")
 
 
 class Player(ABC):

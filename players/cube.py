@@ -10,7 +10,9 @@ Money specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), 
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
 ``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's
 cube model on the player's own probabilities: :class:`GnubgModelDecider` for this project's nets,
-gnubg's own cubeful evaluation for gnubg players).
+gnubg's own cubeful evaluation for gnubg players) or ``gnubg@PLY`` (GNU Backgammon's own cube
+decisions at PLY, its nets and its cubeful evaluation, whoever plays the checkers:
+:class:`players.gnubg_cube.GnubgEngineDecider`; in matches too).
 Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
 ``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
 
@@ -58,7 +60,9 @@ from cube.volatility import DEFAULT_REMOTE_ALPHA  # jump-local's and jump-net's 
 from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import money_cube_decisions
 from nets.volnet import DEFAULT_VOLNET
-from players.base import CubeContext
+from players.base import CubeAnswers, CubeContext, check_context_kind
+from players.gnubg_binding import MAX_PLIES as GNUBG_MAX_PLIES
+from players.gnubg_cube import GnubgEngineDecider
 from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, MatchCubeStrategy, match_cube_specs
 
 # Volatilities at which a jump-local decision is checked before paying for a lookahead: the
@@ -69,7 +73,7 @@ VOLATILITY_CACHE_SIZE = 65_536
 #: The money cube specs, as an error message or help text lists them.
 CUBE_SPECS = (
     f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "
-    "jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg"
+    "jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg, gnubg@PLY"
 )
 
 
@@ -83,7 +87,9 @@ class CubeSpec(Generic[StrategyT]):
 
     ``strategy`` is None for ``none`` (cubeless); a match spec's is a :class:`MatchCubeStrategy`.
     ``own`` marks ``gnubg``: the player decides with its own cubeful evaluation (money strategy
-    None; at a match score gnubg's match cube for players without one). ``volatility_net`` names
+    None; at a match score gnubg's match cube for players without one). ``engine_plies`` marks
+    ``gnubg@PLY``: GNU Backgammon's own cube decisions at that depth, whoever plays the checkers
+    (strategy None). ``volatility_net`` names
     the learned volatility net file of ``jump-net`` (None: local volatility, if used, from the lookahead).
     """
 
@@ -91,11 +97,12 @@ class CubeSpec(Generic[StrategyT]):
     strategy: StrategyT | None
     own: bool = False
     volatility_net: Path | None = None
+    engine_plies: int | None = None
 
     @property
     def cubeless(self) -> bool:
         """True when this spec never doubles and always takes."""
-        return self.strategy is None and not self.own
+        return self.strategy is None and not self.own and self.engine_plies is None
 
 
 def _number(text: str, spec: str, low: float, high: float) -> float:
@@ -106,6 +113,14 @@ def _number(text: str, spec: str, low: float, high: float) -> float:
     if not (np.isfinite(value) and low <= value <= high):
         raise InvalidSpec(f"cube spec {spec!r}: {text!r} is not in [{low:g}, {high:g}]")
     return value
+
+
+def _engine_plies(name: str, spec: str) -> int:
+    """The depth of ``gnubg@PLY`` (0 to 2); raises InvalidSpec naming the spec."""
+    ply = name.partition("@")[2]
+    if not ply.isdigit() or not 0 <= int(ply) <= GNUBG_MAX_PLIES:
+        raise InvalidSpec(f"cube spec {spec!r}: ply {ply!r} is not 0 to {GNUBG_MAX_PLIES}")
+    return int(ply)
 
 
 #: A spec of either kind, as players take it.
@@ -131,6 +146,8 @@ def parse_cube_spec(text: str, met: MatchEquityTable | None = None) -> AnyCubeSp
             return CubeSpec(text, None)
         if name == "gnubg" and not rest:
             return CubeSpec(text, None, own=True)
+        if name.startswith("gnubg@") and not rest:
+            return CubeSpec(text, None, engine_plies=_engine_plies(name, text))
         if name == "dead" and not rest:
             return CubeSpec(text, dead())
         if name == "live" and not rest:
@@ -173,6 +190,8 @@ def _parse_match_spec(text: str, met: MatchEquityTable) -> CubeSpec[MatchCubeStr
         return CubeSpec(text, None)
     if name == "gnubg" and not colon:  # gnubg players use their engine's own cube, nets gnubg's model
         return CubeSpec(text, EfficiencyMatchCube(met, "gnubg"), own=True)
+    if name.startswith("gnubg@") and not colon:
+        return CubeSpec(text, None, engine_plies=_engine_plies(name, text))
     entry = MATCH_CUBE_STRATEGIES.get(name)
     if entry is None or (colon and not arg):
         raise InvalidSpec(f"cube spec {text!r} is not a match cube strategy (in matches: {match_cube_specs()})")
@@ -180,19 +199,6 @@ def _parse_match_spec(text: str, met: MatchEquityTable) -> CubeSpec[MatchCubeStr
         return CubeSpec(text, entry.build(arg, met))
     except CubeInputError as exc:
         raise InvalidSpec(f"match cube spec {text!r}: {exc}") from None
-
-
-@dataclass(frozen=True)
-class CubeAnswers:
-    """A decider's answers for a batch (side on roll's view): its actions and its opponent's responses.
-
-    ``action`` and ``response`` are :class:`CubeAction` and :class:`CubeResponse` value arrays;
-    ``equity`` is the money cubeful equity per unit cube after the best cube action (None at a match score).
-    """
-
-    action: np.ndarray
-    response: np.ndarray
-    equity: np.ndarray | None = None
 
 
 class Decider(Protocol):
@@ -207,13 +213,6 @@ class Decider(Protocol):
     def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
         """The answers for boards seen by the side on roll in ``context`` (its cube state, score and rules)."""
         ...
-
-
-def _check_kind(match: bool, context: CubeContext) -> None:
-    """Raise JumpgammonError unless ``context`` is of the strategy's kind (a match one with ``match``, else money)."""
-    if context.is_match != match:
-        kind, where = ("match", "in money play") if match else ("money", "at a match score")
-        raise JumpgammonError(f"a {kind} cube strategy cannot decide {where}")
 
 
 class CubeDecider:
@@ -257,7 +256,7 @@ class CubeDecider:
         """Decisions for boards seen by the side on roll in ``context``."""
         strategy = self.strategy
         if isinstance(strategy, MatchCubeStrategy):
-            _check_kind(True, context)
+            check_context_kind(True, context)
             assert context.cubes is not None
             boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
             self.decisions += len(boards)
@@ -265,7 +264,7 @@ class CubeDecider:
                 self.lookaheads += len(boards)
             actions, responses = strategy.decide(self.probabilities(boards), context.cubes, boards, self.lookahead)
             return CubeAnswers(actions, responses)
-        _check_kind(False, context)
+        check_context_kind(False, context)
         return self.decide_from(boards, self.probabilities(boards), context)
 
     def decide_from(self, boards: np.ndarray, probs: np.ndarray, context: CubeContext) -> CubeAnswers:
@@ -276,7 +275,7 @@ class CubeDecider:
         strategy = self.strategy
         if isinstance(strategy, MatchCubeStrategy):
             raise JumpgammonError(f"match cube strategy {strategy.name} decides from its player's own probabilities")
-        _check_kind(False, context)
+        check_context_kind(False, context)
         states = np.asarray(context.states, dtype=str)
         self.decisions += len(boards)
         if not strategy.needs_local_volatility:
@@ -351,7 +350,7 @@ class GnubgModelDecider:
 
     def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
         """Decisions for boards seen by the side on roll in the money ``context``."""
-        _check_kind(False, context)
+        check_context_kind(False, context)
         self.decisions += len(boards)
         states = np.asarray(context.states, dtype=str)
         d = money_cube_decisions(
@@ -369,7 +368,10 @@ def make_decider(
     """The decider of ``spec`` on a player's probabilities (and lookahead or learned volatility); None for ``none``.
 
     Money ``gnubg`` is gnubg's model on those probabilities; at a match score gnubg's match cube.
+    ``gnubg@PLY`` is GNU Backgammon's own cube at that depth, which ignores the probabilities.
     """
+    if spec.engine_plies is not None:
+        return GnubgEngineDecider(spec.engine_plies)
     if spec.strategy is not None:
         return CubeDecider(spec.strategy, probabilities, lookahead, local_volatility=local_volatility)
     if spec.own:

@@ -22,48 +22,32 @@ Probabilities: ``gnubg.evaluate`` at ``plies``, cubeless, the first five outputs
 win backgammon, lose gammon, lose backgammon; gammons include backgammons) for the side on roll;
 any of this project's cube strategies can run on them (``jump-local`` cannot: no lookahead).
 
-gnubg's own cube (cube spec ``gnubg``): :class:`players.gnubg_binding.GnubgEngine` gives gnubg's
-decision code per board. The codes become actions and responses as in gnubg's external mode
-(``external.c``), the other backend this project uses: ``double_actions`` says double for
-(re)double-take, (re)double-pass and double-beaver, too good for the too-good codes, no double
-otherwise; an "optional" double (no double equal to the better of the double equities within 1e-5)
-is doubled at 0-ply when the side on roll can still win (P(win) > 0.001), as gnubg does, and not
-doubled deeper. ``double_responses`` asks the same question from the doubler's side (its board
-flipped, its cube state): pass for every pass code, beaver for the beaver codes (only with
-beavers), take otherwise. A side whose cube is unavailable is not asked and never doubles.
+gnubg's own cube (cube spec ``gnubg``, or ``gnubg@PLY`` at another depth): the decisions of
+:class:`players.gnubg_cube.GnubgEngineDecider`, money or match, whose notes say how gnubg's
+decision codes become actions and responses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from cube.match import MatchCube
-from cube.states import CubeAction, CubeResponse, CubeState
-from engine.batch import children_batch, flip_boards
+from cube.states import CubeState
+from engine.batch import children_batch
 from engine.errors import IllegalMove, InvalidSpec
 from engine.notation import replay_hops
-from players.base import CubeContext
 from players.cube import AnyCubeSpec, make_decider
 from players.gnubg_binding import (
-    BEAVER_CODES,
     CENTRED,
-    DOUBLING_CODES,
     MAX_PLIES,
     ON_ROLL,
     OPPONENT,
-    OPTIONAL_CODES,
-    PASS_CODES,
-    TOO_GOOD_CODES,
     gnubg,
     gnubg_boards,
     gnubg_engine,
     require_gnubg,
 )
+from players.gnubg_cube import GnubgEngineDecider
 from players.strategic import StrategyPlayer
-
-OPTIONAL_DOUBLE_MIN_WIN = 0.001  # gnubg doubles an optional 0-ply double only while it can still win
 
 
 class GnubgPlayer(StrategyPlayer):
@@ -73,12 +57,13 @@ class GnubgPlayer(StrategyPlayer):
         require_gnubg(f"player gnubg@{plies}")
         if not 0 <= plies <= MAX_PLIES:
             raise InvalidSpec(f"player gnubg@{plies}: ply {plies} is not 0 to {MAX_PLIES}")
-        # ``gnubg`` (own): the engine's own cube, money or match; any other strategy on its probabilities
-        decider = None if cube.own else make_decider(cube, self.probabilities)
+        # ``gnubg`` (own): the engine's own cube at this depth, money or match; any other strategy on its probabilities
+        engine = gnubg_engine()
+        decider = GnubgEngineDecider(plies, engine) if cube.own else make_decider(cube, self.probabilities)
         label = name or f"gnubg@{plies}" + ("" if cube.cubeless else f" [{cube.text}]")
         super().__init__(label, cube, decider)
         self.plies = plies
-        self.engine = gnubg_engine() if cube.own else None
+        self.engine = engine
         # Money, centred cube; with a cubeless evalcontext gnubg's money equity ignores the cube.
         self.cube_info = gnubg.cubeinfo(1, CENTRED, ON_ROLL, 0, (0, 0), 0)
         self.context = gnubg.evalcontext(0, plies, 1, 1, 0.0)  # cubeless, deterministic, pruning on, no noise
@@ -160,102 +145,11 @@ class GnubgPlayer(StrategyPlayer):
         Boards and cube states are the side on roll's (the would-be doubler's); money equities
         per unit of the current cube. A board whose cube is unavailable gets NOT_AVAILABLE.
         """
-        engine = self.engine or gnubg_engine()
         states = np.asarray(cube_states, dtype=str)
         owners = np.where(states == CubeState.CENTERED, CENTRED, np.where(states == CubeState.OWNED, ON_ROLL, OPPONENT))
-        return engine.cube_decisions(
+        return self.engine.cube_decisions(
             np.asarray(boards, dtype=np.int8).reshape(-1, 26), owners, self.plies, jacoby, beavers
         )
-
-    def double_actions(self, boards: np.ndarray, context: CubeContext) -> np.ndarray:
-        """Per board (side on roll, before rolling): gnubg's own double / no double / too good, or the strategy's.
-
-        At a match score gnubg's own match cube action.
-        """
-        if not self.cube.own:
-            return super().double_actions(boards, context)
-        if context.cubes is not None:
-            return self._match_double_actions(boards, context.cubes)
-        states = np.asarray(context.states, dtype=str)
-        actions = np.full(len(boards), CubeAction.NO_DOUBLE, dtype=object)
-        may = np.flatnonzero(states != CubeState.UNAVAILABLE)
-        if len(may):
-            codes, _, win = self.cube_analysis(np.asarray(boards)[may], states[may], context.jacoby, context.beavers)
-            actions[may] = [self._action(int(code), float(p)) for code, p in zip(codes, win, strict=True)]
-        return np.asarray(actions.astype(str))
-
-    def _action(self, code: int, win: float) -> CubeAction:
-        """The action for gnubg's decision code, as gnubg's external mode maps it."""
-        if code in DOUBLING_CODES:
-            return CubeAction.DOUBLE
-        if code in TOO_GOOD_CODES:
-            return CubeAction.TOO_GOOD
-        if code in OPTIONAL_CODES and self.plies == 0 and win > OPTIONAL_DOUBLE_MIN_WIN:
-            return CubeAction.DOUBLE
-        return CubeAction.NO_DOUBLE
-
-    def double_responses(self, boards: np.ndarray, doubler: CubeContext) -> np.ndarray:
-        """Per board seen by the doubled side: gnubg's take / pass / beaver (its decision from the doubler's side).
-
-        At a match score gnubg's own match take / pass.
-        """
-        if not self.cube.own:
-            return super().double_responses(boards, doubler)
-        if len(boards) == 0:
-            return np.asarray([], dtype=str)
-        if doubler.cubes is not None:
-            return self._match_double_responses(boards, doubler.cubes)
-        beavers = doubler.beavers
-        codes, _, _ = self.cube_analysis(flip_boards(np.asarray(boards)), doubler.states, doubler.jacoby, beavers)
-        responses = [
-            CubeResponse.PASS
-            if code in PASS_CODES
-            else CubeResponse.BEAVER
-            if code in BEAVER_CODES and beavers
-            else CubeResponse.TAKE
-            for code in codes
-        ]
-        return np.asarray([str(r) for r in responses])
-
-    # --- gnubg's own match cube ---------------------------------------------------------------
-    def match_cube_codes(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> tuple[np.ndarray, np.ndarray]:
-        """gnubg's match decision code and P(win) per board (side on roll) at its match cube (gnubg's own MET).
-
-        gnubg reads a score only as the points each side still needs, so the match length given
-        to it is the larger of the two.
-        """
-        engine = self.engine or gnubg_engine()
-        codes = np.empty(len(cubes), np.int64)
-        win = np.empty(len(cubes))
-        owner_of = {CubeState.CENTERED: CENTRED, CubeState.OWNED: ON_ROLL, CubeState.UNAVAILABLE: OPPONENT}
-        for i, (board, cube) in enumerate(zip(np.asarray(boards, dtype=np.int8).reshape(-1, 26), cubes, strict=True)):
-            s = cube.score
-            length = max(s.away, s.opp_away)
-            code, _, outputs = engine.match_cube_decision(
-                board,
-                self.plies,
-                cube.value,
-                owner_of[cube.state],
-                length,
-                (length - s.away, length - s.opp_away),
-                s.crawford,
-            )
-            codes[i], win[i] = code, outputs[0][0]
-        return codes, win
-
-    def _match_double_actions(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> np.ndarray:
-        """Per board (side on roll): gnubg's own match cube action."""
-        actions = np.full(len(boards), str(CubeAction.NO_DOUBLE), dtype=object)
-        may = np.flatnonzero([cube.can_double for cube in cubes])
-        if len(may):
-            codes, win = self.match_cube_codes(np.asarray(boards)[may], [cubes[int(i)] for i in may])
-            actions[may] = [str(self._action(int(code), float(p))) for code, p in zip(codes, win, strict=True)]
-        return np.asarray(actions.astype(str))
-
-    def _match_double_responses(self, boards: np.ndarray, doubler_cubes: Sequence[MatchCube]) -> np.ndarray:
-        """Per board seen by the doubled side: gnubg's own match take / pass (its decision from the doubler's side)."""
-        codes, _ = self.match_cube_codes(flip_boards(np.asarray(boards)), doubler_cubes)
-        return np.asarray([str(CubeResponse.PASS if code in PASS_CODES else CubeResponse.TAKE) for code in codes])
 
 
 def make_gnubg_player(plies: int, cube: AnyCubeSpec) -> GnubgPlayer:

@@ -204,4 +204,4 @@ register_match_cube("jump-match-local", "jump-match-local[:ALPHA]", _jump(local=
 
 def match_cube_specs() -> str:
     """The match cube specs, as an error message or help text lists them."""
-    return ", ".join(["none", "gnubg", *(entry.usage for entry in MATCH_CUBE_STRATEGIES.values())])
+    return ", ".join(["none", "gnubg", "gnubg@PLY", *(entry.usage for entry in MATCH_CUBE_STRATEGIES.values())])

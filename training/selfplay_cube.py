@@ -54,7 +54,7 @@ def parse_training_cube(text: str) -> tuple[CubeSpec, ...]:
 
     Commas also separate the two numbers of ``janowski:X1,X2``: a piece that is a bare number
     belongs to the spec before it. Raises InvalidSpec for more than two specs and for ``gnubg``
-    (not a net's cube), which training cannot play.
+    and ``gnubg@PLY`` (not a net's cube), which training cannot play.
     """
     pieces: list[str] = []
     for piece in text.split(","):
@@ -67,7 +67,7 @@ def parse_training_cube(text: str) -> tuple[CubeSpec, ...]:
         raise InvalidSpec(f"--cube {text!r}: give one or two cube specs, e.g. janowski:0.7,jump:0.10:linear")
     specs = tuple(parse_cube_spec(p) for p in pieces)
     for spec in specs:
-        if spec.own:
+        if spec.own or spec.engine_plies is not None:
             raise InvalidSpec(f"cube spec {spec.text!r}: training decides the cube with its own net, not gnubg")
     if len(specs) == 1 and specs[0].cubeless:
         return ()
