@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -41,3 +42,53 @@ def paired_figure(values: np.ndarray) -> Figure:
     n = len(values)
     se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else None
     return Figure(float(values.mean()), se)
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Two one-sided tests (TOST) that a difference lies inside ``(-margin, +margin)``, normal approximation.
+
+    ``p`` is the larger of the two one-sided p-values; the difference is shown equivalent to zero
+    at level ``alpha`` when ``p < alpha``, that is when the ``1 - 2 alpha`` interval ``ci`` lies
+    inside the margin.
+    """
+
+    value: float
+    se: float
+    margin: float
+    alpha: float
+    p: float
+    ci: tuple[float, float]
+
+    @property
+    def equivalent(self) -> bool:
+        """True when both one-sided tests reject a difference of at least ``margin``."""
+        return self.p < self.alpha
+
+    def to_json(self) -> dict[str, object]:
+        """The test's inputs, its p-value, the ``1 - 2 alpha`` interval and the verdict."""
+        return {
+            "value": self.value,
+            "se": self.se,
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "p": self.p,
+            f"ci{round(100 * (1 - 2 * self.alpha))}": list(self.ci),
+            "equivalent": self.equivalent,
+        }
+
+
+def equivalence_test(value: float, se: float, margin: float, alpha: float = 0.05) -> Equivalence:
+    """TOST of ``value`` (SE ``se``) against ``+-margin``; raises ValueError for a non-positive SE or margin."""
+    if not (se > 0 and math.isfinite(se)):
+        raise ValueError(f"equivalence test: standard error {se!r} is not a positive number")
+    if not (margin > 0 and math.isfinite(margin)):
+        raise ValueError(f"equivalence test: margin {margin!r} is not a positive number")
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"equivalence test: alpha {alpha!r} is not in (0, 0.5)")
+    normal = NormalDist()
+    p_below = normal.cdf(-(value + margin) / se)  # H0: the difference is -margin or below
+    p_above = normal.cdf(-(margin - value) / se)  # H0: the difference is +margin or above
+    z = normal.inv_cdf(1 - alpha)
+    return Equivalence(value, se, margin, alpha, max(p_below, p_above), (value - z * se, value + z * se))
+

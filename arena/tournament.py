@@ -39,7 +39,7 @@ from arena.matches import (
     play_match_block,
 )
 from arena.replay import play_trajectories, replay_block
-from arena.stats import Figure, pair_statistics, paired_figure
+from arena.stats import Equivalence, Figure, equivalence_test, pair_statistics, paired_figure
 from arena.workers import connect_ray, worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec, raised_by_interrupt
@@ -271,6 +271,12 @@ class TournamentResult:
                 "se_ratio": None if se_ratio is None else round(se_ratio, 3),
             }
         return out
+
+    def equivalence(self, margin: float, alpha: float = 0.05) -> Equivalence | None:
+        """TOST that A and B differ by less than ``margin`` (ppg, or MWC in matches), on the luck-adjusted figure
+        when there is one; None without an SE."""
+        value, se = (self.adjusted.value, self.adjusted.se) if self.adjusted is not None else (self.mean, self.se)
+        return None if se is None or se == 0 else equivalence_test(value, se, margin, alpha)
 
     @property
     def se_ratio(self) -> float | None:

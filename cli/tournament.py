@@ -15,8 +15,9 @@ from typing import Any
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
 from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH
+from arena.stats import Equivalence
 from arena.tournament import BLOCK_PAIRS, money_blocks, plural
-from cli.common import CUBE_SPEC_RULE, add_json_argument, int_range, plays_cubeful
+from cli.common import CUBE_SPEC_RULE, add_json_argument, float_range, int_range, plays_cubeful
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
 from players.cube import CUBE_SPECS
@@ -96,6 +97,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "WEIGHTS) at 0 ply, as rollouts do; unbiased, with a smaller SE, at the cost of a 21-roll evaluation a move",
     )
     p.add_argument(
+        "--equivalence",
+        type=float_range(0.0, 1.0, low_open=True, high_open=True),
+        default=None,
+        metavar="MARGIN",
+        help="also test that A and B are level within +-MARGIN ppg (in matches: MWC) by two one-sided tests at "
+        "level 0.05 (the 90%% interval inside the margin), on the luck-adjusted figure with --luck",
+    )
+    p.add_argument(
         "--block-pairs",
         type=int_range(1, 65536),
         default=BLOCK_PAIRS,
@@ -172,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         luck_weights=args.luck,
     )
     cfg.luck_evaluator()  # a bad --luck weights file fails here, before any game
+    margin = args.equivalence
     record = args.save is not None or args.mat is not None
     _check_output(args.checkpoint, "--checkpoint", folder=False)
     result, blocks = run_tournament(
@@ -183,10 +193,14 @@ def run(args: argparse.Namespace) -> int:
     if args.mat is not None:
         write_mat_files(args.mat, result, money_blocks(blocks), progress=True)
     written = _written(args, time.perf_counter() - started)
+    equivalence = result.equivalence(margin) if margin is not None else None
     if args.json:
-        print(json.dumps({**result.to_json(), **({"files": written} if written else {})}))
+        extra = {"equivalence": equivalence.to_json()} if equivalence is not None else {}
+        print(json.dumps({**result.to_json(), **extra, **({"files": written} if written else {})}))
     else:
         print(format_result(result))
+        if equivalence is not None:
+            print(_equivalence_line(equivalence, result))
         if written:
             print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
     return 0
@@ -201,6 +215,17 @@ def _written(args: argparse.Namespace, seconds: float) -> dict[str, Any] | None:
 def _count(n: int, word: str) -> str:
     """``n`` things, the word in the number it needs ("1 mirrored pair", "2 backgammons")."""
     return f"{n:,} {plural(word, n)}"
+
+
+def _equivalence_line(e: Equivalence, r: TournamentResult) -> str:
+    """The two one-sided tests' verdict, their 90% interval and p-value, in ppg or MWC points."""
+    unit = "ppg" if r.match_length is None else "MWC"
+    on = "luck-adjusted" if r.adjusted is not None else "raw"
+    verdict = "level within the margin" if e.equivalent else "not shown level within the margin"
+    return (
+        f"  equivalence (two one-sided tests, {on}): {verdict} of +-{e.margin:g} {unit}; "
+        f"{round(100 * (1 - 2 * e.alpha))}% interval [{e.ci[0]:+.4f}, {e.ci[1]:+.4f}], p = {e.p:.3g}"
+    )
 
 
 def _luck_lines(r: TournamentResult) -> list[str]:

@@ -222,3 +222,19 @@ def test_luck_in_matches_reports_the_adjusted_mwc(capsys: pytest.CaptureFixture[
     result = tournament_json(capsys, *base, "--matches", "8", "--luck")
     assert set(result["luck_adjusted"]) == {"mwc", "se", "se_ratio"}
     assert 0.0 < result["luck_adjusted"]["se"] < result["se"]
+
+
+def test_equivalence_tests_the_luck_adjusted_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--a", "net@0", "--b", "pubeval", "--games", "8"]
+    result = tournament_json(capsys, *base, "--seed", "4", "--luck", "--equivalence", "0.5")
+    e, adjusted = result["equivalence"], result["luck_adjusted"]
+    assert (e["value"], e["se"], e["margin"]) == (adjusted["ppg"], adjusted["se"], 0.5)
+    assert e["equivalent"] is (e["p"] < 0.05) and e["ci90"][0] < e["value"] < e["ci90"][1]
+    code, out, err = run_cli(capsys, "tournament", *base, "--seed", "4", "--equivalence", "0.5")
+    assert code == 0 and "equivalence (two one-sided tests, raw)" in out
+
+
+@pytest.mark.parametrize("margin", ["0", "-0.1", "1", "nan", "x"])
+def test_a_bad_equivalence_margin_is_refused(capsys: pytest.CaptureFixture[str], margin: str) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--equivalence", margin)
+    assert_clean_error(code, out, err, "--equivalence", as_json=False)
