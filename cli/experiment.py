@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from benchmarks.experiments.cube_sweeps import run_sweep
+from benchmarks.experiments.fit import Optimum
 from benchmarks.experiments.ladder import run_ladder
 from benchmarks.experiments.local import run_local
 from benchmarks.experiments.remote import run_remote
@@ -56,7 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--positions", type=int_range(1), default=100_000, help="volnet: labelled positions to train and test on"
     )
-    p.add_argument("--degree", type=int_range(2, 4), default=2, help="degree of the fitted polynomial")
+    p.add_argument(
+        "--degree",
+        type=int_range(2, 4),
+        default=None,
+        help="janowski, jump: fit this degree instead of the fit rule's choice (exploration; the rule: "
+        "docs/experiments.md)",
+    )
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument(
         "--curves",
@@ -78,6 +85,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--report",
         action="store_true",
         help="play and write nothing: reprint what the folder holds (its ledgers, else its result.json and pairs.npz)",
+    )
+    p.add_argument(
+        "--refit",
+        action="store_true",
+        help="janowski, jump: play nothing, fit a finished sweep's committed points (result.json, pairs.npz) "
+        "again and rewrite its result.json and plot.png",
     )
     p.add_argument(
         "--out",
@@ -118,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
     folder = args.out / args.name
     if args.name == "volnet":
         return _run_volnet(args, folder)
+    if args.refit and args.report:
+        raise ValueError("--refit rewrites result.json and --report writes nothing: give one of them")
+    if args.refit and args.name not in ("janowski", "jump"):
+        raise ValueError(f"--refit applies to the janowski and jump sweeps, not {args.name}")
     if args.curves and args.name in ("remote", "local"):
         raise ValueError(f"--curves applies to the janowski and jump sweeps and the ladder, not {args.name}")
     if args.name == "local":
@@ -172,28 +189,50 @@ def run(args: argparse.Namespace) -> int:
         settings,
         degree=args.degree,
         progress=not args.json,
-        play=not args.report,
+        play=not args.report and not args.refit,
         only=args.curves,
         weights=args.weights,
+        refit=args.refit,
     )
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
     for curve in result.curves:
-        opt = curve.optimum
-        print(
-            f"{curve.name}: best {curve.parameter} {opt.best:.3f}, 95% interval "
-            f"[{opt.ci95[0]:.3f}, {opt.ci95[1]:.3f}] (paper {curve.paper_best})"
-        )
+        print(*_optimum_lines(curve.name, curve.parameter, curve.paper_best, curve.optimum), sep="\n")
         for p in curve.points:
             print(f"  {p.label:<28} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games")
     print(f"{result.games_total:,} games; {_where(args, folder)}")
     return 0
 
 
+def _optimum_lines(name: str, parameter: str, paper: float | None, opt: Optimum) -> list[str]:
+    """A curve's optimum in words: the headline fit and its intervals, then every degree's fit."""
+    how = "forced by --degree" if opt.forced else "by the fit rule" if opt.rule is not None else "as committed"
+    lines = [
+        f"{name}: best {parameter} {opt.best:.3f}, degree {opt.degree} ({how}), 95% interval "
+        f"[{opt.ci95[0]:.3f}, {opt.ci95[1]:.3f}] (paper {paper})"
+    ]
+    if opt.selected_ci95 is not None and opt.selected_shares is not None:
+        shares = ", ".join(f"{f.degree}: {s:.0%}" for f, s in zip(opt.fits, opt.selected_shares, strict=True))
+        lines.append(
+            f"  with the degree chosen again in each of {opt.replicates:,} replicates: "
+            f"[{opt.selected_ci95[0]:.3f}, {opt.selected_ci95[1]:.3f}] (degrees chosen {shares}); "
+            f"AIC-weighted {opt.aic_best:.3f} +- {opt.aic_se:.3f}"
+        )
+    for f in opt.fits:
+        step = f", step p {f.p_step:.2g}" if f.p_step is not None else ""
+        lines.append(
+            f"  degree {f.degree}: {f.best:.4f} [{f.ci95[0]:.3f}, {f.ci95[1]:.3f}], "
+            f"chi2 {f.chi2:.1f} on {f.dof} (p {f.p_fit:.2g}{step})"
+        )
+    return lines
+
+
 def _where(args: argparse.Namespace, folder: Path) -> str:
     """Where the result went: written to ``folder``, or, for a report, read from it."""
-    return f"reported from {folder} (nothing written)" if args.report else f"result.json and plot.png in {folder}"
+    if args.report:
+        return f"reported from {folder} (nothing written)"
+    return f"result.json and plot.png {'rewritten from pairs.npz' if args.refit else 'written'} in {folder}"
 
 
 def _run_volnet(args: argparse.Namespace, folder: Path) -> int:

@@ -20,7 +20,7 @@ import io
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,11 +122,12 @@ def run_sweep(
     experiment: str,
     out: Path,
     settings: SweepSettings,
-    degree: int = 2,
+    degree: int | None = None,
     progress: bool = True,
     play: bool = True,
     only: tuple[str, ...] = (),
     weights: Path | None = None,
+    refit: bool = False,
 ) -> SweepResult:
     """Play every point of ``experiment`` to the SE target, fit each curve, write result.json, pairs.npz, plot.png.
 
@@ -135,8 +136,17 @@ def run_sweep(
     what the ledgers hold so far, or, for a curve without them, what ``result.json`` and
     ``pairs.npz`` hold; ValueError when the folder holds nothing. ``only`` names the curves to
     play (all by default); the others are reported from their ledgers where every point has one,
-    and left out of the result where not.
+    and left out of the result where not. ``degree`` overrides the fit rule (:data:`fit.RULE`).
+    A report reprints the committed fit of a curve where it was fitted the same way; with
+    ``refit`` (no ``play``) it fits the committed points again and rewrites result.json and
+    plot.png (never pairs.npz), keeping the committed run's seed, SE target and checker play;
+    ValueError unless the folder holds a finished run's result without ledgers.
     """
+    if refit and (play or only):
+        raise ValueError("a refit plays nothing and rewrites every curve: call it with play False and no curves named")
+    header = committed_result(out) if refit else None
+    if header is not None:
+        settings = replace(settings, seed=header["seed"], se_target=header["se_target"])
     if play:
         claim_folder(out, weights)
     else:
@@ -178,13 +188,17 @@ def run_sweep(
     # A report is complete when it reprints a finished run's result and nothing else.
     finished = bool((committed_result(out) or {}).get("complete")) if from_result and not to_report else False
     complete = play or finished
-    fitted = committed_optima(out, degree) if from_result else {}
+    if refit and not finished:
+        raise ValueError(
+            f"{str(out)!r}: a refit reads a finished run's result.json and pairs.npz, and none without ledgers is here"
+        )
+    fitted = committed_optima(out, degree) if from_result and not refit else {}
     families: list[CurveResult] = []
     for curve, row in plan:
         points = [played[p] if isinstance(p, PointSpec) else identical_point(p, REFERENCE) for p in row]
         reprinted = all(p in from_result for p in row if isinstance(p, PointSpec)) and curve.name in fitted
         optimum = (
-            fitted[curve.name]  # a finished run's fit of these very points, at this degree
+            fitted[curve.name]  # a finished run's fit of these very points, fitted as asked
             if reprinted
             else fit_optimum(curve.values, [p.pair_points for p in points], degree=degree, seed=settings.seed)
         )
@@ -192,28 +206,29 @@ def run_sweep(
     result = SweepResult(
         experiment=experiment,
         opponent=REFERENCE,
-        checker_play=settings.checker,
+        checker_play=header["checker_play"] if header else settings.checker,
         seed=settings.seed,
         se_target=settings.se_target,
         complete=complete,
         games_total=sum(p.games for c in families for p in c.points),
         curves=families,
     )
-    if play:
+    if play or refit:
         write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
-        save_pair_points(out / "pairs.npz", [p for c in families for p in c.points])
         plot_sweep(result, out / "plot.png")
+    if play:
+        save_pair_points(out / "pairs.npz", [p for c in families for p in c.points])
     return result
 
 
-def committed_optima(out: Path, degree: int) -> dict[str, Optimum]:
-    """The fitted optimum of each curve in ``out``'s result.json, by curve name, where it was fitted at ``degree``."""
+def committed_optima(out: Path, degree: int | None) -> dict[str, Optimum]:
+    """The fitted optimum of each curve in ``out``'s result.json, by curve name, where it was fitted as asked.
+
+    ``degree`` None asks for the fit rule's choice, a number for that degree forced.
+    """
     result = committed_result(out) or {}
-    return {
-        c["name"]: Optimum.from_json(c["optimum"])
-        for c in result.get("curves", [])
-        if c["optimum"].get("degree") == degree
-    }
+    optima = {c["name"]: Optimum.from_json(c["optimum"]) for c in result.get("curves", [])}
+    return {name: opt for name, opt in optima.items() if opt.fitted_as(degree)}
 
 
 def committed_points(out: Path) -> dict[str, PointResult]:

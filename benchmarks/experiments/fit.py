@@ -1,11 +1,22 @@
-"""The optimum of a sweep: a weighted polynomial fit of ppg against the swept parameter, with a
-confidence interval for the arg-max from a bootstrap over game pairs.
+"""The optimum of a sweep: a weighted polynomial fit of ppg against the swept parameter, its degree
+chosen by a rule fixed in advance, with confidence intervals for the arg-max from a bootstrap over
+game pairs.
+
+The rule (:data:`RULE`): fit degrees 2, 3 and 4 by weighted least squares (each point weighted by
+its standard error, the reference point as exactly 0) and start from the quadratic; step up one
+degree while the step lowers chi2 by more than a chi2 on one degree of freedom would at p < 0.05,
+and stop at the first step that does not, or at degree 4. The points' SEs are measured from tens
+of thousands of pairs, so the residual scale is known and the likelihood-ratio test of the nested
+fits is this chi2 difference (an F-test would estimate a scale that is already known). A degree
+needs at least one degree of freedom left, so a sweep of n points tries degrees up to n - 2.
 
 All points of a sweep play the same dice (pair ``k`` of every point is rolled from the same
 seed), so their errors are correlated. The bootstrap keeps that: each replicate draws one
 Poisson(1) weight per pair index and applies it to pair ``k`` of every point that played it,
-refits, and records where the fitted curve peaks inside the swept range. The interval is the
-replicates' 2.5% and 97.5% quantiles.
+refits every degree, and records where each fitted curve peaks inside the swept range. An
+interval is the replicates' 2.5% and 97.5% quantiles: one for each degree, and one that applies
+the rule again in every replicate, so that it includes the choice of the degree. The chi2 test
+itself treats the points as independent.
 """
 
 from __future__ import annotations
@@ -15,42 +26,76 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 REPLICATES = 2000
 GRID = 2001  # points at which a fitted curve is searched for its maximum
+CHUNK = 50  # bootstrap replicates drawn at once (a chunk's weights: CHUNK x pairs)
 
 
 @dataclass(frozen=True)
-class Optimum:
-    """Where a fitted ppg curve peaks, the fitted ppg there, and a 95% bootstrap interval for the place."""
+class DegreeRule:
+    """A fit's degree by steps up from ``first`` to at most ``last`` while a step's chi2 drop has p < ``alpha``."""
+
+    first: int = 2
+    last: int = 4
+    alpha: float = 0.05
+
+    @property
+    def name(self) -> str:
+        """The rule in words, as result.json records it."""
+        return (
+            f"degree {self.first}, one degree more while the chi2 difference (1 dof) has p < {self.alpha:g}, "
+            f"at most {self.last}"
+        )
+
+    def candidates(self, points: int) -> tuple[int, ...]:
+        """The degrees fitted to ``points`` points: ``first`` to ``last``, one degree of freedom kept where possible."""
+        return tuple(range(self.first, max(self.first, min(self.last, points - 2)) + 1))
+
+    def choose(self, chi2: np.ndarray) -> np.ndarray:
+        """The chosen degree for each row of ``chi2`` (rows: replicates; columns: the candidates from ``first``)."""
+        chosen = np.full(chi2.shape[0], self.first)
+        going = np.ones(chi2.shape[0], dtype=bool)
+        for k in range(1, chi2.shape[1]):
+            going &= step_p(chi2[:, k - 1] - chi2[:, k]) < self.alpha
+            chosen[going] = self.first + k
+        return chosen
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (with the rule in words)."""
+        return {"name": self.name, "first": self.first, "last": self.last, "alpha": self.alpha}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> DegreeRule:
+        """The rule as :meth:`to_json` wrote it."""
+        return cls(first=d["first"], last=d["last"], alpha=d["alpha"])
+
+
+RULE = DegreeRule()
+
+
+def step_p(drop: np.ndarray) -> np.ndarray:
+    """p-value of a chi2 drop of one degree more (a chi2 on 1 degree of freedom), elementwise."""
+    return np.asarray(stats.chi2.sf(np.maximum(drop, 0.0), 1), dtype=float)
+
+
+@dataclass(frozen=True)
+class DegreeFit:
+    """One degree's fit: coefficients, peak and ppg there, goodness of fit, a 95% bootstrap interval for the peak."""
 
     degree: int
     coefficients: tuple[float, ...]  # highest power first (numpy.polyval order)
     best: float
     best_ppg: float
+    chi2: float  # over the played points (their SEs), with ``dof`` degrees of freedom
+    dof: int
+    p_fit: float  # chance of a chi2 at least this large on ``dof`` degrees of freedom
+    p_step: float | None  # p of the chi2 drop from the degree below (None for the rule's first degree)
+    aic: float  # chi2 + 2 x the number of coefficients
     ci95: tuple[float, float]
     bootstrap_se: float
-    replicates: int
     at_edge: float  # share of replicates whose maximum lay on the edge of the swept range
-    chi2: float  # goodness of fit over the played points (their SEs), with ``dof`` degrees of freedom
-    dof: int
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Optimum:
-        """The optimum as :meth:`to_json` wrote it (a finished sweep's result.json)."""
-        low, high = d["ci95"]
-        return cls(
-            degree=d["degree"],
-            coefficients=tuple(d["coefficients"]),
-            best=d["best"],
-            best_ppg=d["best_ppg"],
-            ci95=(low, high),
-            bootstrap_se=d["bootstrap_se"],
-            replicates=d["replicates"],
-            at_edge=d["at_edge"],
-            chi2=d["chi2"],
-            dof=d["dof"],
-        )
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -59,77 +104,242 @@ class Optimum:
             "coefficients": list(self.coefficients),
             "best": self.best,
             "best_ppg": self.best_ppg,
-            "ci95": list(self.ci95),
-            "bootstrap_se": self.bootstrap_se,
-            "replicates": self.replicates,
-            "at_edge": self.at_edge,
             "chi2": self.chi2,
             "dof": self.dof,
+            "p_fit": self.p_fit,
+            "p_step": self.p_step,
+            "aic": self.aic,
+            "ci95": list(self.ci95),
+            "bootstrap_se": self.bootstrap_se,
+            "at_edge": self.at_edge,
         }
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> DegreeFit:
+        """The fit as :meth:`to_json` wrote it; p_fit and aic recomputed where an older result.json lacks them."""
+        low, high = d["ci95"]
+        return cls(
+            degree=d["degree"],
+            coefficients=tuple(d["coefficients"]),
+            best=d["best"],
+            best_ppg=d["best_ppg"],
+            chi2=d["chi2"],
+            dof=d["dof"],
+            p_fit=d["p_fit"] if "p_fit" in d else float(stats.chi2.sf(d["chi2"], d["dof"])),
+            p_step=d.get("p_step"),
+            aic=d["aic"] if "aic" in d else d["chi2"] + 2 * (d["degree"] + 1),
+            ci95=(low, high),
+            bootstrap_se=d["bootstrap_se"],
+            at_edge=d["at_edge"],
+        )
 
-def _fit(xs: np.ndarray, ys: np.ndarray, ses: np.ndarray, degree: int) -> np.ndarray:
-    """Weighted least-squares polynomial coefficients (highest power first); an exact point (SE 0) weighs most."""
-    floor = max(float(ses[ses > 0].min()) if (ses > 0).any() else 1.0, 1e-9) / 10
-    return np.polyfit(xs, ys, degree, w=1.0 / np.maximum(ses, floor))
+
+@dataclass(frozen=True)
+class Optimum:
+    """A sweep's optimum: every candidate degree's fit, the headline degree, and the intervals with model choice.
+
+    ``degree`` is the rule's choice, or the caller's when ``forced``. ``selected_ci95`` applies the
+    rule again in every replicate; ``aic_best`` and ``aic_se`` average the degrees' optima with
+    Akaike weights (the SE adds each degree's bootstrap variance and the spread between degrees).
+    ``rule`` is None, and the model-choice fields too, for a result.json written before the rule.
+    """
+
+    degree: int
+    forced: bool
+    rule: DegreeRule | None
+    fits: tuple[DegreeFit, ...]
+    replicates: int
+    selected_ci95: tuple[float, float] | None = None
+    selected_se: float | None = None
+    selected_shares: tuple[float, ...] | None = None  # share of replicates choosing each of ``fits``' degrees
+    aic_best: float | None = None
+    aic_se: float | None = None
+
+    @property
+    def chosen(self) -> DegreeFit:
+        """The fit at the headline degree."""
+        return next(f for f in self.fits if f.degree == self.degree)
+
+    @property
+    def best(self) -> float:
+        """The headline fit's peak."""
+        return self.chosen.best
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The headline fit's 95% bootstrap interval (its degree fixed)."""
+        return self.chosen.ci95
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """The headline fit's coefficients, highest power first."""
+        return self.chosen.coefficients
+
+    def fitted_as(self, degree: int | None) -> bool:
+        """Whether this optimum is what :func:`fit_optimum` gives at ``degree`` (None: by :data:`RULE`)."""
+        if self.rule != RULE:
+            return False
+        if degree is None:
+            return not self.forced
+        return self.forced and self.degree == degree
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Optimum:
+        """The optimum as :meth:`to_json` wrote it, or an older result.json's single fit (no rule, forced degree)."""
+        if "fits" not in d:
+            return cls(
+                degree=d["degree"], forced=True, rule=None, fits=(DegreeFit.from_json(d),), replicates=d["replicates"]
+            )
+        selection = d["with_selection"]
+        average = d["aic_average"]
+        low, high = selection["ci95"]
+        return cls(
+            degree=d["degree"],
+            forced=d["forced"],
+            rule=DegreeRule.from_json(d["rule"]),
+            fits=tuple(DegreeFit.from_json(f) for f in d["fits"]),
+            replicates=d["replicates"],
+            selected_ci95=(low, high),
+            selected_se=selection["bootstrap_se"],
+            selected_shares=tuple(selection["degree_shares"]),
+            aic_best=average["best"],
+            aic_se=average["se"],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: the headline fit's figures on top (as before the rule), then every fit and the rule's."""
+        out: dict[str, Any] = {**self.chosen.to_json(), "replicates": self.replicates, "forced": self.forced}
+        if self.rule is not None:
+            out["rule"] = self.rule.to_json()
+        out["fits"] = [f.to_json() for f in self.fits]
+        if self.selected_ci95 is not None:
+            out["with_selection"] = {
+                "ci95": list(self.selected_ci95),
+                "bootstrap_se": self.selected_se,
+                "degree_shares": list(self.selected_shares or ()),
+            }
+            out["aic_average"] = {"best": self.aic_best, "se": self.aic_se}
+        return out
 
 
-def _peak(coefficients: np.ndarray, low: float, high: float) -> tuple[float, float, bool]:
-    """(x, value, on_edge) of the polynomial's maximum over [low, high]."""
+def _operator(x: np.ndarray, weights: np.ndarray, degree: int) -> np.ndarray:
+    """The weighted least-squares map from the points' ppg to the coefficients (highest power first)."""
+    design = np.vander(x, degree + 1) * weights[:, None]
+    return np.linalg.pinv(design) * weights[None, :]
+
+
+def _peaks(coefficients: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, value, on_edge) of each row's polynomial maximum over [low, high]."""
     grid = np.linspace(low, high, GRID)
-    values = np.polyval(coefficients, grid)
-    k = int(values.argmax())
-    return float(grid[k]), float(values[k]), k in (0, GRID - 1)
+    values = coefficients @ np.vander(grid, coefficients.shape[1]).T
+    k = values.argmax(axis=1)
+    return grid[k], values[np.arange(len(k)), k], (k == 0) | (k == GRID - 1)
+
+
+def _replicate_ppg(
+    rng: np.random.Generator, pair_points: Sequence[np.ndarray], ys: np.ndarray, exact: np.ndarray, count: int
+) -> np.ndarray:
+    """``count`` bootstrap replicates of the points' ppg (rows), pair k weighted alike at every point."""
+    n_max = max(len(p) for p in pair_points)
+    weights = rng.poisson(1.0, (count, n_max)).astype(float)
+    out = np.tile(ys, (count, 1))
+    for i, p in enumerate(pair_points):
+        if exact[i]:
+            continue
+        w = weights[:, : len(p)]
+        total = w.sum(axis=1)
+        fine = total > 0
+        out[fine, i] = (w[fine] @ p) / total[fine]
+    return out
 
 
 def fit_optimum(
     xs: Sequence[float],
     pair_points: Sequence[np.ndarray],
-    degree: int = 2,
+    degree: int | None = None,
     exact: Sequence[bool] | None = None,
     seed: int = 0,
     replicates: int = REPLICATES,
 ) -> Optimum:
-    """Fit ppg(x) through the sweep's points and locate its maximum; ``exact`` marks points known without games.
+    """Fit ppg(x) at every candidate degree, choose one by :data:`RULE` (or take ``degree``), locate the maxima.
 
     ``pair_points[i]`` are A's mean points per pair at ``xs[i]`` (pair k is the same dice at every
-    point); an exact point (both players the same strategy) is 0 ppg with no pairs.
+    point), so the ppg is A's; ``exact`` marks points known without games (both players the same
+    strategy: 0 ppg, no pairs). Raises ValueError for a ``degree`` the rule does not fit to these points.
     """
     x = np.asarray(xs, dtype=float)
     exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
-    lengths = [len(p) for p in pair_points]
     ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
     ses = np.array(
         [0.0 if e else float(p.std(ddof=1) / np.sqrt(len(p))) for p, e in zip(pair_points, exact_mask, strict=True)]
     )
-    coefficients = _fit(x, ys, ses, degree)
-    best, best_ppg, _ = _peak(coefficients, float(x.min()), float(x.max()))
-    rng = np.random.default_rng(seed)
-    n_max = max(lengths)
-    peaks = np.empty(replicates)
-    edges = 0
-    for r in range(replicates):
-        weights = rng.poisson(1.0, n_max).astype(float)
-        y_r = ys.copy()
-        for i, p in enumerate(pair_points):
-            if exact_mask[i]:
-                continue
-            w = weights[: len(p)]
-            y_r[i] = float(w @ p / w.sum()) if w.sum() > 0 else ys[i]
-        peaks[r], _, on_edge = _peak(_fit(x, y_r, ses, degree), float(x.min()), float(x.max()))
-        edges += on_edge
-    low, high = np.quantile(peaks, [0.025, 0.975])
+    degrees = RULE.candidates(len(x))
+    if degree is not None and degree not in degrees:
+        raise ValueError(f"degree {degree}: {len(x)} points are fitted at degrees {degrees[0]} to {degrees[-1]}")
+    floor = max(float(ses[ses > 0].min()) if (ses > 0).any() else 1.0, 1e-9) / 10
+    weights = 1.0 / np.maximum(ses, floor)  # an exact point (SE 0) weighs most
+    operators = [_operator(x, weights, d) for d in degrees]
     played = ~exact_mask
-    residuals = (ys[played] - np.polyval(coefficients, x[played])) / ses[played]
+    low_x, high_x = float(x.min()), float(x.max())
+
+    def chi2_of(y: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
+        fitted = coefficients @ np.vander(x, coefficients.shape[1]).T
+        return ((((y - fitted) / np.where(played, ses, 1.0)) ** 2) * played).sum(axis=1)
+
+    rng = np.random.default_rng(seed)
+    peaks = np.empty((replicates, len(degrees)))
+    edges = np.zeros((replicates, len(degrees)), dtype=bool)
+    chi2s = np.empty((replicates, len(degrees)))
+    for start in range(0, replicates, CHUNK):
+        y_r = _replicate_ppg(rng, pair_points, ys, exact_mask, min(CHUNK, replicates - start))
+        rows = slice(start, start + len(y_r))
+        for k, op in enumerate(operators):
+            coefficients = y_r @ op.T
+            peaks[rows, k], _, edges[rows, k] = _peaks(coefficients, low_x, high_x)
+            chi2s[rows, k] = chi2_of(y_r, coefficients)
+
+    fits: list[DegreeFit] = []
+    for k, (d, op) in enumerate(zip(degrees, operators, strict=True)):
+        coefficients = op @ ys
+        best, best_ppg, _ = _peaks(coefficients[None, :], low_x, high_x)
+        chi2 = float(chi2_of(ys[None, :], coefficients[None, :])[0])
+        dof = int(len(x) - d - 1)
+        low, high = np.quantile(peaks[:, k], [0.025, 0.975])
+        fits.append(
+            DegreeFit(
+                degree=d,
+                coefficients=tuple(float(c) for c in coefficients),
+                best=float(best[0]),
+                best_ppg=float(best_ppg[0]),
+                chi2=chi2,
+                dof=dof,
+                p_fit=float(stats.chi2.sf(chi2, dof)) if dof > 0 else 1.0,
+                p_step=float(step_p(np.array(fits[-1].chi2 - chi2))) if fits else None,
+                aic=chi2 + 2 * (d + 1),
+                ci95=(float(low), float(high)),
+                bootstrap_se=float(peaks[:, k].std(ddof=1)),
+                at_edge=float(edges[:, k].mean()),
+            )
+        )
+    by_rule = int(RULE.choose(np.array([[f.chi2 for f in fits]]))[0])
+    chosen = RULE.choose(chi2s)
+    selected = peaks[np.arange(replicates), chosen - degrees[0]]
+    low, high = np.quantile(selected, [0.025, 0.975])
+    aic = np.array([f.aic for f in fits])
+    akaike = np.exp(-(aic - aic.min()) / 2)
+    akaike /= akaike.sum()
+    bests = np.array([f.best for f in fits])
+    average = float(akaike @ bests)
+    spread = akaike @ (np.array([f.bootstrap_se for f in fits]) ** 2 + (bests - average) ** 2)
     return Optimum(
-        degree=degree,
-        coefficients=tuple(float(c) for c in coefficients),
-        best=best,
-        best_ppg=best_ppg,
-        ci95=(float(low), float(high)),
-        bootstrap_se=float(peaks.std(ddof=1)),
+        degree=degree if degree is not None else by_rule,
+        forced=degree is not None,
+        rule=RULE,
+        fits=tuple(fits),
         replicates=replicates,
-        at_edge=edges / replicates,
-        chi2=float((residuals**2).sum()),
-        dof=int(len(x) - degree - 1),
+        selected_ci95=(float(low), float(high)),
+        selected_se=float(selected.std(ddof=1)),
+        selected_shares=tuple(float((chosen == d).mean()) for d in degrees),
+        aic_best=average,
+        aic_se=float(np.sqrt(spread)),
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.experiments.fit import fit_optimum
+from benchmarks.experiments.fit import RULE, Optimum, fit_optimum
 from benchmarks.experiments.ladder import LadderResult, LadderRow, run_ladder, select_rungs
 from benchmarks.experiments.local import LocalResult, ledger_path, run_local
 from benchmarks.experiments.provenance import claim_folder
@@ -40,18 +40,18 @@ def _synthetic(xs: list[float], peak: float, pairs: int, noise: float, seed: int
 
 def test_the_fit_finds_a_known_peak_inside_its_interval() -> None:
     xs = [0.5, 0.6, 0.7, 0.8, 0.9]
-    found = fit_optimum(xs, _synthetic(xs, 0.66, 4000, 0.3, seed=1), replicates=400)
+    found = fit_optimum(xs, _synthetic(xs, 0.66, 4000, 0.3, seed=1), degree=2, replicates=400)
     assert found.ci95[0] < 0.66 < found.ci95[1]
     assert abs(found.best - 0.66) < 0.03 and found.ci95[1] - found.ci95[0] < 0.1
-    assert found.at_edge == 0.0 and found.dof == 2
+    assert found.chosen.at_edge == 0.0 and found.chosen.dof == 2 and found.forced
 
 
 def test_the_interval_covers_the_truth_about_95_percent_of_the_time() -> None:
     xs = [0.5, 0.6, 0.7, 0.8, 0.9]
     covered = sum(
-        fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), replicates=200, seed=s).ci95[0]
+        fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), degree=2, replicates=200, seed=s).ci95[0]
         < 0.7
-        < fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), replicates=200, seed=s).ci95[1]
+        < fit_optimum(xs, _synthetic(xs, 0.7, 400, 0.3, seed=s), degree=2, replicates=200, seed=s).ci95[1]
         for s in range(30)
     )
     # Binomial(30, 0.95): 24 or fewer happens with probability about 0.016.
@@ -64,6 +64,56 @@ def test_an_exact_point_pins_the_curve() -> None:
     pp[1] = np.zeros(0)  # the reference itself: exactly 0, no games
     found = fit_optimum(xs, pp, replicates=100)
     assert abs(np.polyval(found.coefficients, 0.7)) < 1e-3
+    assert [f.degree for f in found.fits] == [2]  # three points: only the quadratic is fitted
+
+
+@pytest.mark.parametrize(
+    ("chi2", "chosen"),
+    [
+        ([10.0, 9.0, 1.0], 2),  # the first step fails (p 0.32): stop there, whatever degree 4 would give
+        ([10.0, 5.0, 4.9], 3),  # a drop of 5 (p 0.025), then 0.1 (p 0.75)
+        ([30.0, 20.0, 10.0], 4),  # both steps pass, and 4 is the last
+        ([10.0, 6.2, 0.0], 2),  # a drop of 3.8 is p 0.051: not below 0.05
+    ],
+)
+def test_the_rule_steps_up_one_degree_while_the_chi2_drop_is_significant(chi2: list[float], chosen: int) -> None:
+    assert int(RULE.choose(np.array([chi2]))[0]) == chosen
+    assert RULE.first == 2 and RULE.last == 4 and RULE.alpha == 0.05
+
+
+def _skewed(xs: list[float], pairs: int, noise: float, seed: int) -> list[np.ndarray]:
+    """Pair points around a lopsided curve (a cubic term a parabola misses), peak near 0.67, shared noise per pair."""
+    rng = np.random.default_rng(seed)
+    common = rng.normal(0, noise, pairs)
+    return [-((x - 0.7) ** 2) - 4 * (x - 0.7) ** 3 + 0.5 * common + rng.normal(0, noise, pairs) for x in xs]
+
+
+def test_the_rule_takes_the_cubic_for_a_lopsided_curve_and_the_quadratic_for_a_parabola() -> None:
+    xs = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
+    lopsided = fit_optimum(xs, _skewed(xs, 20000, 0.3, seed=2), replicates=200)
+    assert lopsided.degree == 3 and not lopsided.forced
+    assert [f.degree for f in lopsided.fits] == [2, 3, 4]
+    assert lopsided.fits[1].p_step is not None and lopsided.fits[1].p_step < 0.05 and lopsided.fits[0].p_fit < 0.05
+    assert lopsided.selected_ci95 is not None and lopsided.selected_shares is not None
+    assert abs(sum(lopsided.selected_shares) - 1) < 1e-9 and lopsided.selected_shares[1] > 0.5
+    parabola = fit_optimum(xs, _synthetic(xs, 0.66, 20000, 0.3, seed=2), replicates=200)
+    assert parabola.degree == 2 and parabola.fits[1].p_step is not None and parabola.fits[1].p_step >= 0.05
+    forced = fit_optimum(xs, _synthetic(xs, 0.66, 20000, 0.3, seed=2), degree=4, replicates=200)
+    assert forced.degree == 4 and forced.forced and forced.fits == parabola.fits
+    with pytest.raises(ValueError, match="degree 4"):
+        fit_optimum([0.5, 0.6, 0.7, 0.8], _synthetic([0.5, 0.6, 0.7, 0.8], 0.66, 100, 0.3, seed=2), degree=4)
+
+
+def test_an_optimum_reads_back_and_an_older_result_is_refitted() -> None:
+    """A fit read back is the same; a result.json from before the rule reads, but never counts as the rule's."""
+    xs = [0.5, 0.6, 0.7, 0.8, 0.9]
+    found = fit_optimum(xs, _synthetic(xs, 0.66, 2000, 0.3, seed=4), replicates=50)
+    assert Optimum.from_json(json.loads(json.dumps(found.to_json()))) == found
+    assert found.fitted_as(None) and not found.fitted_as(found.degree)
+    older = {k: v for k, v in found.chosen.to_json().items() if k not in ("p_fit", "p_step", "aic")}
+    legacy = Optimum.from_json({**older, "replicates": 50})
+    assert legacy.rule is None and legacy.best == found.best and legacy.chosen.aic == found.chosen.aic
+    assert not legacy.fitted_as(None) and not legacy.fitted_as(found.degree)
 
 
 @pytest.mark.slow

@@ -197,3 +197,30 @@ def test_a_local_report_leaves_the_result_it_reads_alone(tmp_path: Path) -> None
     before = aged(tmp_path)
     assert run_local(tmp_path, settings, opponents, progress=False, play=False, player=player) == played
     assert snapshot(tmp_path) == before
+
+
+def test_an_older_result_is_refitted_by_the_rule_and_refit_rewrites_only_the_fit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A result.json from before the fit rule (one quadratic) reports by the rule, writing nothing; a refit writes."""
+    monkeypatch.setattr(cube_sweeps, "play_points", synthetic_play)
+    settings = SweepSettings(seed=3)
+    played = run_sweep("janowski", tmp_path, settings, progress=False)
+    monkeypatch.undo()
+    older = json.loads((tmp_path / "result.json").read_text())
+    quadratic = played.curves[0].optimum.fits[0].to_json()
+    older["curves"][0]["optimum"] = {
+        k: quadratic[k] for k in ("degree", "coefficients", "best", "best_ppg", "ci95", "bootstrap_se", "at_edge")
+    } | {"replicates": 2000, "chi2": quadratic["chi2"], "dof": quadratic["dof"]}
+    (tmp_path / "result.json").write_text(json.dumps(older))
+    pairs = (tmp_path / "pairs.npz").read_bytes()
+    before = aged(tmp_path)
+    reported = run_sweep("janowski", tmp_path, settings, progress=False, play=False)
+    assert reported.to_json()["curves"] == played.to_json()["curves"]  # refitted by the rule, as played
+    assert snapshot(tmp_path) == before
+    with pytest.raises(ValueError, match="refit plays nothing"):
+        run_sweep("janowski", tmp_path, settings, progress=False, refit=True)
+    refitted = run_sweep("janowski", tmp_path, SweepSettings(seed=99), progress=False, play=False, refit=True)
+    assert refitted.seed == 3 and refitted.to_json()["curves"] == played.to_json()["curves"]  # the run's seed kept
+    assert json.loads((tmp_path / "result.json").read_text()) == played.to_json()
+    assert (tmp_path / "pairs.npz").read_bytes() == pairs

@@ -1,0 +1,128 @@
+"""The committed sweeps' fits: refitting ``pairs.npz`` by the rule gives ``result.json``, and the docs quote it.
+
+docs/experiments.md quotes, for each curve of experiments 1 and 2, the rule's optimum, its two
+intervals, the AIC-weighted optimum and every degree's optimum, interval, chi2 and step p-value.
+The phrases are built here from ``result.json`` and must appear in the curve's part of its table
+row, so a doc edit without a refit fails; and ``result.json`` must be what a refit of
+``pairs.npz`` gives, so a refit without a doc edit fails too. The optima, chi2 and p-values do
+not depend on the bootstrap and are checked against a quick refit; the intervals against the
+full one (a slow test).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.experiments.cube_sweeps import committed_points, curves
+from benchmarks.experiments.fit import REPLICATES, Optimum, fit_optimum
+from benchmarks.experiments.sweep import identical_point
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = REPO / "results" / "experiments"
+DOC = REPO / "docs" / "experiments.md"
+DEGREE_NAMES = {2: "quadratic", 3: "cubic", 4: "quartic"}
+# Each curve's part of its table row: the row's number and the label that opens the curve's part.
+ROWS = {
+    "janowski": ("1", None),
+    "linear": ("2", "Linear:"),
+    "nonlinear": ("2", "Nonlinear:"),
+    "numerical": ("2", "Numerical:"),
+}
+EXPERIMENT_OF = {"janowski": "janowski", "linear": "jump", "nonlinear": "jump", "numerical": "jump"}
+
+
+def doc_part(curve: str) -> str:
+    """The text of ``curve``'s part of its row in the table of docs/experiments.md."""
+    number, label = ROWS[curve]
+    (row,) = [line for line in DOC.read_text().splitlines() if line.startswith(f"| {number}. ")]
+    if label is None:
+        return row
+    labels = [lab for n, lab in ROWS.values() if n == number and lab is not None]
+    start = row.index(label)
+    ends = [row.index(other, start + 1) for other in labels if other in row[start + 1 :]]
+    return row[start : min(ends, default=len(row))]
+
+
+def formatter(curve: str) -> Callable[[float], str]:
+    """How the docs write a parameter value: Janowski x to 3 decimals, alpha in percent to 1."""
+    return (lambda v: f"{v:.3f}") if curve == "janowski" else (lambda v: f"{100 * v:.1f}%")
+
+
+def quoted_phrases(curve: str, opt: Optimum) -> list[str]:
+    """What the docs must say of ``curve``'s fit, built from the fit itself."""
+    v = formatter(curve)
+    assert opt.selected_ci95 is not None and opt.aic_best is not None and opt.aic_se is not None
+    phrases = [
+        f"**{v(opt.best)}**",
+        f"[{v(opt.ci95[0])}, {v(opt.ci95[1])}] at that degree",
+        f"[{v(opt.selected_ci95[0])}, {v(opt.selected_ci95[1])}] with the degree chosen again in every replicate",
+        f"AIC-weighted {v(opt.aic_best)} +- {v(opt.aic_se)}",
+    ]
+    for f in opt.fits:
+        phrase = f"{DEGREE_NAMES[f.degree]} {v(f.best)} [{v(f.ci95[0])}, {v(f.ci95[1])}], chi2 {f.chi2:.1f} on {f.dof}"
+        phrases.append(phrase + (f", step p {f.p_step:.2g}" if f.p_step is not None else ""))
+    return phrases
+
+
+def committed_curve(curve: str) -> dict[str, Any]:
+    """``curve`` as the committed result.json holds it."""
+    result = json.loads((COMMITTED / EXPERIMENT_OF[curve] / "result.json").read_text())
+    (found,) = [c for c in result["curves"] if c["name"] == curve]
+    return found
+
+
+def refit(curve: str, replicates: int) -> Optimum:
+    """``curve``'s fit from the committed pairs.npz by the rule, with the committed run's seed."""
+    experiment = EXPERIMENT_OF[curve]
+    folder = COMMITTED / experiment
+    points = committed_points(folder)
+    (spec,) = [c for c in curves(experiment) if c.name == curve]
+    pairs = [
+        points[spec.spec(x)].pair_points if spec.spec(x) in points else identical_point("", spec.spec(x)).pair_points
+        for x in spec.values
+    ]
+    seed = json.loads((folder / "result.json").read_text())["seed"]
+    return fit_optimum(spec.values, pairs, seed=seed, replicates=replicates)
+
+
+def without_bootstrap(opt: dict[str, Any]) -> object:
+    """What of a fit does not depend on the bootstrap: each degree's coefficients, optimum and chi2, the choice."""
+    keep = ("degree", "coefficients", "best", "best_ppg", "chi2", "dof", "p_fit", "p_step", "aic")
+    return opt["degree"], opt["forced"], opt["rule"], [{k: f[k] for k in keep} for f in opt["fits"]]
+
+
+@pytest.mark.parametrize("curve", list(ROWS))
+def test_the_docs_quote_the_committed_fit(curve: str) -> None:
+    opt = Optimum.from_json(committed_curve(curve)["optimum"])
+    assert opt.fitted_as(None) and opt.replicates == REPLICATES  # the rule's fit, at full size
+    part = doc_part(curve)
+    missing = [p for p in quoted_phrases(curve, opt) if p not in part]
+    assert not missing, f"docs/experiments.md, {curve}: not quoted as result.json has it: {missing}"
+
+
+@pytest.mark.parametrize("curve", list(ROWS))
+def test_a_quick_refit_of_the_committed_pairs_gives_the_committed_optima(curve: str) -> None:
+    """The optima, chi2 and the rule's choice do not depend on the bootstrap: 20 replicates reproduce them."""
+    committed = committed_curve(curve)["optimum"]
+    refitted = refit(curve, replicates=20).to_json()
+    assert without_bootstrap(refitted) == without_bootstrap(committed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("curve", list(ROWS))
+def test_a_full_refit_of_the_committed_pairs_gives_the_committed_result(curve: str) -> None:
+    """Every figure, the bootstrap intervals included (20 s a curve)."""
+    assert refit(curve, replicates=REPLICATES).to_json() == committed_curve(curve)["optimum"]
+
+
+def test_the_doc_parts_are_found_and_distinct() -> None:
+    """Each curve's part is its own stretch of its row (a renamed label would otherwise check the wrong text)."""
+    parts = {curve: doc_part(curve) for curve in ROWS}
+    assert all(re.search(r"\*\*[\d.]+%?\*\*", p) for p in parts.values())
+    assert len(set(parts.values())) == len(parts)
