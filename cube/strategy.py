@@ -24,7 +24,7 @@ costs microseconds once the few grid corners a game visits are solved (~15 ms ea
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeAlias
@@ -426,21 +426,26 @@ def _capped(
     return owned, unavailable, centered
 
 
+#: Solves one (W, L, alpha, distribution, N) of the numerical jump model: :func:`solve` or a cache of it.
+Solver = Callable[[float, float, float, str, int], NumericalSolution]
+
+
 @dataclass
 class _NumericalTable:
-    """Lazy (W, L) grid of numerical solutions, bilinearly interpolated."""
+    """Lazy (W, L) grid of numerical solutions, bilinearly interpolated; corners come from ``solver``."""
 
     alpha: float
     distribution: str
     N: int = DEFAULT_N
     step: float = 0.05
     cache: dict[tuple[int, int], NumericalSolution] = field(default_factory=dict)
+    solver: Solver = solve
 
     def corner(self, i: int, j: int) -> NumericalSolution:
         key = (i, j)
         sol = self.cache.get(key)
         if sol is None:
-            sol = solve(1.0 + i * self.step, 1.0 + j * self.step, self.alpha, self.distribution, self.N)
+            sol = self.solver(1.0 + i * self.step, 1.0 + j * self.step, self.alpha, self.distribution, self.N)
             self.cache[key] = sol
         return sol
 
@@ -526,6 +531,7 @@ class JumpStrategy(CubeStrategy):
         statistical: bool = False,
         N: int = DEFAULT_N,
         table_step: float = 0.05,
+        solver: Solver = solve,
     ) -> None:
         self.alpha = float(check_volatility(alpha, "alpha"))
         self.approximation = JumpApproximation(check_choice(approximation, "approximation", APPROXIMATIONS))
@@ -534,7 +540,7 @@ class JumpStrategy(CubeStrategy):
         self.statistical = statistical
         kind = "jump_local" if local else "jump"
         self.name = f"{kind}({self.alpha:g}, {self.approximation})"
-        self.table = _NumericalTable(self.alpha, self.distribution, N, table_step)
+        self.table = _NumericalTable(self.alpha, self.distribution, N, table_step, solver=solver)
 
     def tabulate(self, W_max: float = 2.0, L_max: float = 2.0) -> int:
         """Precompute the numerical table up to W_max, L_max (numerical approximation only)."""
@@ -597,12 +603,14 @@ def jump(
     *,
     distribution: str = "double-exponential",
     statistical: bool = False,
+    solver: Solver = solve,
 ) -> JumpStrategy:
     """Return the jump model with constant volatility ``alpha`` (E|J|) for both sides.
 
-    ``statistical=True`` scales alpha by 1.24 in the linear approximation.
+    ``statistical=True`` scales alpha by 1.24 in the linear approximation; ``solver`` solves the
+    numerical approximation's table corners (e.g. from a cache on disk).
     """
-    return JumpStrategy(alpha, approximation, distribution=distribution, statistical=statistical)
+    return JumpStrategy(alpha, approximation, distribution=distribution, statistical=statistical, solver=solver)
 
 
 def jump_local(
@@ -611,9 +619,12 @@ def jump_local(
     *,
     distribution: str = "double-exponential",
     statistical: bool = False,
+    solver: Solver = solve,
 ) -> JumpStrategy:
     """Return the jump model with a remote volatility and a per-position local volatility.
 
     Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances) to its methods.
     """
-    return JumpStrategy(remote_alpha, approximation, distribution=distribution, local=True, statistical=statistical)
+    return JumpStrategy(
+        remote_alpha, approximation, distribution=distribution, local=True, statistical=statistical, solver=solver
+    )

@@ -59,6 +59,7 @@ from cube.strategy import JumpApproximation
 from cube.volatility import DEFAULT_REMOTE_ALPHA  # jump-local's and jump-net's unless the spec gives one
 from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import money_cube_decisions
+from nets.jump_tables import disk_cached_solve
 from nets.volnet import DEFAULT_VOLNET
 from players.base import CubeAnswers, CubeContext, check_context_kind
 from players.gnubg_binding import MAX_PLIES as GNUBG_MAX_PLIES
@@ -162,10 +163,11 @@ def parse_cube_spec(text: str, met: MatchEquityTable | None = None) -> AnyCubeSp
             alpha_text, _, approximation = rest.partition(":")
             alpha = _number(alpha_text, text, 1e-3, 0.49)
             if approximation in ("", *JumpApproximation):
-                return CubeSpec(text, jump(alpha, approximation or JumpApproximation.NUMERICAL))
+                approx = approximation or JumpApproximation.NUMERICAL
+                return CubeSpec(text, jump(alpha, approx, solver=disk_cached_solve))
         if name == "jump-local":
             remote = _number(rest, text, 1e-3, 0.49) if rest else DEFAULT_REMOTE_ALPHA
-            return CubeSpec(text, jump_local(remote, JumpApproximation.NUMERICAL))
+            return CubeSpec(text, jump_local(remote, JumpApproximation.NUMERICAL, solver=disk_cached_solve))
         if name == "jump-net":
             alpha_text, colon, file = rest.partition(":")
             if colon and not file:
@@ -173,7 +175,7 @@ def parse_cube_spec(text: str, met: MatchEquityTable | None = None) -> AnyCubeSp
             remote = _number(alpha_text, text, 1e-3, 0.49) if alpha_text else DEFAULT_REMOTE_ALPHA
             return CubeSpec(
                 text,
-                jump_local(remote, JumpApproximation.NUMERICAL),
+                jump_local(remote, JumpApproximation.NUMERICAL, solver=disk_cached_solve),
                 volatility_net=Path(file) if file else DEFAULT_VOLNET,
             )
     except CubeInputError as exc:
