@@ -46,7 +46,7 @@ from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
 from cube.jump_numerical import DEFAULT_N, NumericalSolution, StepKernel, solve, step_kernel
 from cube.states import CubeAction, CubeResponse, CubeState
-from cube.volatility import local_volatility
+from cube.volatility import VolatilityMeasure, local_volatility
 
 __all__ = [
     "APPROXIMATIONS",
@@ -206,6 +206,8 @@ class CubeStrategy(ABC):
     name: str = "strategy"
     #: True if :meth:`decide` needs ``local_alpha`` (or ``lookahead``).
     needs_local_volatility: bool = False
+    #: How a ``lookahead`` becomes the local volatility (sigma_J, or E|J|).
+    local_measure: VolatilityMeasure = VolatilityMeasure.STD
 
     @abstractmethod
     def _equities(
@@ -221,7 +223,7 @@ class CubeStrategy(ABC):
 
     def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None) -> FloatArray | None:
         if lookahead is not None:
-            local_alpha = local_volatility(lookahead)
+            local_alpha = local_volatility(lookahead, measure=self.local_measure)
         if local_alpha is None:
             if self.needs_local_volatility:
                 raise CubeInputError(f"strategy {self.name} needs local_alpha (or a 441-roll lookahead)")
@@ -532,14 +534,18 @@ class JumpStrategy(CubeStrategy):
         N: int = DEFAULT_N,
         table_step: float = 0.05,
         solver: Solver = solve,
+        local_measure: VolatilityMeasure | str = VolatilityMeasure.STD,
     ) -> None:
         self.alpha = float(check_volatility(alpha, "alpha"))
+        measures = tuple(VolatilityMeasure)
+        self.local_measure = VolatilityMeasure(check_choice(str(local_measure), "local_measure", measures))
         self.approximation = JumpApproximation(check_choice(approximation, "approximation", APPROXIMATIONS))
         self.distribution = check_choice(distribution, "distribution", ("gaussian", "double-exponential"))
         self.needs_local_volatility = local
         self.statistical = statistical
         kind = "jump_local" if local else "jump"
-        self.name = f"{kind}({self.alpha:g}, {self.approximation})"
+        measure = f", local {self.local_measure}" if local and self.local_measure is not VolatilityMeasure.STD else ""
+        self.name = f"{kind}({self.alpha:g}, {self.approximation}{measure})"
         self.table = _NumericalTable(self.alpha, self.distribution, N, table_step, solver=solver)
 
     def tabulate(self, W_max: float = 2.0, L_max: float = 2.0) -> int:
@@ -620,11 +626,19 @@ def jump_local(
     distribution: str = "double-exponential",
     statistical: bool = False,
     solver: Solver = solve,
+    local_measure: VolatilityMeasure | str = VolatilityMeasure.STD,
 ) -> JumpStrategy:
     """Return the jump model with a remote volatility and a per-position local volatility.
 
-    Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances) to its methods.
+    Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances, read as ``local_measure``)
+    to its methods.
     """
     return JumpStrategy(
-        remote_alpha, approximation, distribution=distribution, local=True, statistical=statistical, solver=solver
+        remote_alpha,
+        approximation,
+        distribution=distribution,
+        local=True,
+        statistical=statistical,
+        solver=solver,
+        local_measure=local_measure,
     )

@@ -16,12 +16,22 @@ approximation (:data:`cube.jump_linear.STATISTICAL_SCALE`).
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from cube.errors import CubeInputError, FloatArray, check_choice, check_probability
 
-__all__ = ["DEFAULT_REMOTE_ALPHA", "ROLLS", "local_volatility", "two_roll_weights"]
+__all__ = ["DEFAULT_REMOTE_ALPHA", "ROLLS", "VolatilityMeasure", "local_volatility", "two_roll_weights"]
+
+
+class VolatilityMeasure(StrEnum):
+    """How the spread of the 441 two-roll win chances becomes a volatility."""
+
+    STD = "std"  # sigma_J, the standard deviation: the paper's computation
+    MEAN_ABS = "mean_abs"  # E|J|, the mean absolute jump: the paper's definition of alpha
+
 
 #: The remote (constant) jump volatility E|J| assumed where no better one is given: the jump-local
 #: strategies' volatility for the turns after this one, and the constant-volatility jump player's.
@@ -44,14 +54,14 @@ def local_volatility(
     p_after: ArrayLike,
     weights: ArrayLike | None = None,
     *,
-    measure: str = "std",
+    measure: VolatilityMeasure | str = VolatilityMeasure.STD,
 ) -> FloatArray:
     """Return the local jump volatility of each position from its 441 two-roll win chances.
 
     ``p_after`` has shape (..., 441) or (..., 21, 21), the player's cubeless P after each
     roll pair (rows: player's roll in :data:`ROLLS` order).  Returns shape (...).
     """
-    check_choice(measure, "measure", ("std", "mean_abs"))
+    measure = VolatilityMeasure(check_choice(str(measure), "measure", tuple(VolatilityMeasure)))
     p = check_probability(p_after, "P after two rolls")
     if p.shape[-2:] == (21, 21):
         p = p.reshape(*p.shape[:-2], 441)
@@ -63,6 +73,6 @@ def local_volatility(
         raise CubeInputError(f"weights must be >= 0 and sum to 1, got sum {w.sum()!r}")
     mean = p @ w
     dev = p - mean[..., None]
-    if measure == "std":
+    if measure is VolatilityMeasure.STD:
         return np.sqrt((dev**2) @ w)
     return np.asarray(np.abs(dev) @ w, dtype=np.float64)

@@ -8,7 +8,8 @@ unlimited length).
 
 Money specs (``--a-cube`` and friends): ``none`` (never doubles, always takes), ``dead``, ``live``,
 ``janowski:X``, ``janowski:X1,X2``, ``jump:ALPHA[:linear|nonlinear|numerical]``,
-``jump-local[:REMOTE_ALPHA]``, ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's
+``jump-local[:REMOTE_ALPHA[:std|mean_abs]]`` (the local volatility as sigma_J, the default, or
+as E|J|), ``jump-net[:REMOTE_ALPHA[:FILE]]`` and ``gnubg`` (GNU Backgammon's
 cube model on the player's own probabilities: :class:`GnubgModelDecider` for this project's nets,
 gnubg's own cubeful evaluation for gnubg players) or ``gnubg@PLY`` (GNU Backgammon's own cube
 decisions at PLY, its nets and its cubeful evaluation, whoever plays the checkers:
@@ -56,7 +57,10 @@ from cube.errors import CubeInputError
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
-from cube.volatility import DEFAULT_REMOTE_ALPHA  # jump-local's and jump-net's unless the spec gives one
+from cube.volatility import (  # jump-local's and jump-net's unless the spec gives one
+    DEFAULT_REMOTE_ALPHA,
+    VolatilityMeasure,
+)
 from engine.errors import InvalidSpec, JumpgammonError
 from nets.cube_advice import money_cube_decisions
 from nets.jump_tables import disk_cached_solve
@@ -74,7 +78,7 @@ VOLATILITY_CACHE_SIZE = 65_536
 #: The money cube specs, as an error message or help text lists them.
 CUBE_SPECS = (
     f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "
-    "jump-local[:REMOTE_ALPHA], jump-net[:REMOTE_ALPHA[:FILE]], gnubg, gnubg@PLY"
+    "jump-local[:REMOTE_ALPHA[:std|mean_abs]], jump-net[:REMOTE_ALPHA[:FILE]], gnubg, gnubg@PLY"
 )
 
 
@@ -166,8 +170,14 @@ def parse_cube_spec(text: str, met: MatchEquityTable | None = None) -> AnyCubeSp
                 approx = approximation or JumpApproximation.NUMERICAL
                 return CubeSpec(text, jump(alpha, approx, solver=disk_cached_solve))
         if name == "jump-local":
-            remote = _number(rest, text, 1e-3, 0.49) if rest else DEFAULT_REMOTE_ALPHA
-            return CubeSpec(text, jump_local(remote, JumpApproximation.NUMERICAL, solver=disk_cached_solve))
+            alpha_text, colon, measure = rest.partition(":")
+            remote = _number(alpha_text, text, 1e-3, 0.49) if alpha_text else DEFAULT_REMOTE_ALPHA
+            if colon and measure not in tuple(VolatilityMeasure):
+                known = ", ".join(VolatilityMeasure)
+                raise InvalidSpec(f"cube spec {text!r}: local measure {measure!r} is not one of {known}")
+            how = VolatilityMeasure(measure or VolatilityMeasure.STD)
+            strategy = jump_local(remote, JumpApproximation.NUMERICAL, solver=disk_cached_solve, local_measure=how)
+            return CubeSpec(text, strategy)
         if name == "jump-net":
             alpha_text, colon, file = rest.partition(":")
             if colon and not file:
@@ -324,7 +334,9 @@ class CubeDecider:
         if missing:
             assert self.lookahead is not None
             rows = list(missing.values())
-            found = local_volatility(self.lookahead(boards[rows])[:, :, 0])
+            strategy = self.strategy
+            assert isinstance(strategy, CubeStrategy)  # money strategies only: match ones use their own lookahead
+            found = local_volatility(self.lookahead(boards[rows])[:, :, 0], measure=strategy.local_measure)
             self.lookaheads_run += len(rows)
             for key, value in zip(missing, found, strict=True):
                 self._volatility[key] = float(value)

@@ -54,6 +54,7 @@ from cube.match import MatchCube, cube_actions
 from cube.match_strategy import LINEAR_ALPHA, JumpMatchCube, MatchCubeModel
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
+from cube.volatility import VolatilityMeasure
 from engine.errors import InvalidSpec
 from nets.cube_advice import cube_lives
 
@@ -132,7 +133,7 @@ class ModelMatchCube(MatchCubeStrategy):
         volatility = None
         if self.needs_lookahead and len(boards):
             assert lookahead is not None
-            moves = local_volatility(lookahead(boards)[:, :, 0], measure="mean_abs")
+            moves = local_volatility(lookahead(boards)[:, :, 0], measure=VolatilityMeasure.MEAN_ABS)
             volatility = STATISTICAL_SCALE * moves
         if len(probs) == 0:
             return np.zeros(0, dtype="<U16"), np.zeros(0, dtype="<U16")

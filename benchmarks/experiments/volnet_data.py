@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from cube.volatility import local_volatility
+from cube.volatility import VolatilityMeasure, local_volatility
 from engine.selfplay import SelfPlay
 from nets.base import BoardEvaluator
 from nets.lookahead import best_children
@@ -95,7 +95,7 @@ def label_positions(evaluator: BoardEvaluator, boards: np.ndarray) -> tuple[np.n
     for start in range(0, len(boards), LOOKAHEAD_CHUNK):
         win = two_roll_outcomes_batch(evaluator, boards[start : start + LOOKAHEAD_CHUNK])[:, :, 0]
         sigma.append(local_volatility(win))
-        mean_abs.append(local_volatility(win, measure="mean_abs"))
+        mean_abs.append(local_volatility(win, measure=VolatilityMeasure.MEAN_ABS))
         average.append(win @ PAIR_WEIGHTS)
     return np.concatenate(sigma), np.concatenate(mean_abs), np.concatenate(average)
 

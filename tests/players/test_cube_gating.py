@@ -116,3 +116,34 @@ def test_a_net_with_the_gnubg_spec_decides_as_eval_does() -> None:
     assert isinstance(player, NetPlayer)
     want = money_cube_decisions(boards, player.probabilities(boards), states, jacoby=False, beavers=False)
     assert np.allclose(equities, want.equity)
+
+
+@pytest.mark.slow  # lookaheads of 40 positions
+def test_jump_local_mean_abs_reads_the_lookahead_as_mean_absolute_jumps() -> None:
+    """``jump-local:A:mean_abs`` decides as the strategy given E|J| of each lookahead, and differs from sigma_J."""
+    ev = load_evaluator()
+    boards = positions_from_games(6, seed=11)[::4][:40]
+    probs = ev.evaluate_boards(boards)
+    outcomes = two_roll_outcomes_batch(ev, boards)[:, :, 0]
+    mean_abs, std = local_volatility(outcomes, measure="mean_abs"), local_volatility(outcomes)
+    assert (mean_abs <= std + 1e-12).all() and (mean_abs < std).any()
+    spec = parse_cube_spec("jump-local:0.1:mean_abs")
+    assert spec.strategy is not None and spec.strategy.local_measure == "mean_abs"
+    states = np.full(len(boards), CubeState.CENTERED)
+    decider = CubeDecider(spec.strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b))
+    gated = decider.decide(boards, CubeContext.money(states))
+    full = spec.strategy.decide(probs, states, local_alpha=mean_abs)
+    assert np.array_equal(gated.action, full.action) and np.array_equal(gated.response, full.response)
+    assert decider.lookaheads > 0
+
+
+@pytest.mark.parametrize("text", ["jump-local:0.1:sd", "jump-local:0.1:", "jump-local::std:x", "jump-local:0.1:MEAN"])
+def test_bad_local_measures_are_refused(text: str) -> None:
+    with pytest.raises(InvalidSpec, match=re.escape(repr(text))):
+        parse_cube_spec(text)
+
+
+def test_local_measure_specs_parse() -> None:
+    for text, measure in [("jump-local", "std"), ("jump-local:0.08:std", "std"), ("jump-local::mean_abs", "mean_abs")]:
+        strategy = parse_cube_spec(text).strategy
+        assert strategy is not None and strategy.local_measure == measure
