@@ -219,6 +219,12 @@ def _optimum_lines(name: str, parameter: str, paper: float | None, opt: Optimum)
             f"[{opt.selected_ci95[0]:.3f}, {opt.selected_ci95[1]:.3f}] (degrees chosen {shares}); "
             f"AIC-weighted {opt.aic_best:.3f} +- {opt.aic_se:.3f}"
         )
+    if opt.covariance is not None:
+        c = opt.covariance
+        lines.append(
+            f"  points' covariance: {c.kind.value} (GLS chi2); correlation's smallest eigenvalue "
+            f"{c.smallest_eigenvalue:.3g}, ridge {c.ridge:g}"
+        )
     for f in opt.fits:
         step = f", step p {f.p_step:.2g}" if f.p_step is not None else ""
         lines.append(

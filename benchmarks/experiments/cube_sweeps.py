@@ -273,7 +273,7 @@ def save_pair_points(path: Path, points: list[PointResult]) -> None:
 
 
 def plot_sweep(result: SweepResult, path: Path) -> bool:
-    """Draw each curve's points with 1-SE bars, its fit and optimum to ``path``; False without matplotlib."""
+    """Draw each curve's points with 1-SE bars, its (GLS) fit and optimum to ``path``; False without matplotlib."""
     plt = pyplot()
     if plt is None:
         return False
@@ -289,7 +289,8 @@ def plot_sweep(result: SweepResult, path: Path) -> bool:
         ax.plot(grid, np.polyval(opt.coefficients, grid) * 1000, "-", color=color, alpha=0.7)
         low, high = opt.ci95
         ax.axvspan(low, high, color=color, alpha=0.12)
-        ax.axvline(opt.best, color=color, lw=1, label=f"best {opt.best:.3f} [{low:.3f}, {high:.3f}]")
+        label = f"best {opt.best:.3f} [{low:.3f}, {high:.3f}], degree {opt.degree} GLS"
+        ax.axvline(opt.best, color=color, lw=1, label=label)
         if curve.paper_best is not None:
             ax.axvline(curve.paper_best, color=color, lw=1, ls=":", label=f"paper {curve.paper_best:g}")
     ax.axhline(0, color="grey", lw=0.5)

@@ -1,36 +1,87 @@
-"""The optimum of a sweep: a weighted polynomial fit of ppg against the swept parameter, its degree
-chosen by a rule fixed in advance, with confidence intervals for the arg-max from a bootstrap over
-game pairs.
+"""The optimum of a sweep: a generalised least-squares polynomial fit of ppg against the swept
+parameter, its degree chosen by a rule fixed in advance, with confidence intervals for the arg-max
+from a bootstrap over game pairs.
 
-The rule (:data:`RULE`): fit degrees 2, 3 and 4 by weighted least squares (each point weighted by
-its standard error, the reference point as exactly 0) and start from the quadratic; step up one
-degree while the step lowers chi2 by more than a chi2 on one degree of freedom would at p < 0.05,
-and stop at the first step that does not, or at degree 4. The points' SEs are measured from tens
-of thousands of pairs, so the residual scale is known and the likelihood-ratio test of the nested
+All points of a sweep play the same dice (pair ``k`` of every point is rolled from the same
+seed), so the errors of their mean ppg are correlated (0.6 to 0.9 between neighbours). The fit is
+therefore a generalised least-squares (GLS) fit: it minimises chi2 = r^T C^-1 r over the played
+points' residuals r, with C the covariance of the points' means estimated from the pairs
+(:func:`point_covariance`); the reference point (A and B the same strategy) is exactly 0 with no
+variance, so it is a constraint the curve passes through, not a weighted point. With a diagonal C
+(:attr:`Covariance.INDEPENDENT`) this is the weighted least-squares fit with each point weighted by
+its standard error.
+
+The rule (:data:`RULE`): fit degrees 2, 3 and 4 and start from the quadratic; step up one degree
+while the step lowers the GLS chi2 by more than a chi2 on one degree of freedom would at p < 0.05,
+and stop at the first step that does not, or at degree 4. The covariance is measured from tens of
+thousands of pairs, so the residual scale is known and the likelihood-ratio test of the nested
 fits is this chi2 difference (an F-test would estimate a scale that is already known). A degree
 needs at least one degree of freedom left, so a sweep of n points tries degrees up to n - 2.
 
-All points of a sweep play the same dice (pair ``k`` of every point is rolled from the same
-seed), so their errors are correlated. The bootstrap keeps that: each replicate draws one
-Poisson(1) weight per pair index and applies it to pair ``k`` of every point that played it,
-refits every degree, and records where each fitted curve peaks inside the swept range. An
-interval is the replicates' 2.5% and 97.5% quantiles: one for each degree, and one that applies
-the rule again in every replicate, so that it includes the choice of the degree. The chi2 test
-itself treats the points as independent.
+The bootstrap keeps the shared dice as well: each replicate draws one Poisson(1) weight per pair
+index and applies it to pair ``k`` of every point that played it, refits every degree (with the
+covariance estimated once, from all the pairs), and records where each fitted curve peaks inside
+the swept range. An interval is the replicates' 2.5% and 97.5% quantiles: one for each degree, and
+one that applies the rule again in every replicate, so that it includes the choice of the degree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import linalg, stats
 
 REPLICATES = 2000
 GRID = 2001  # points at which a fitted curve is searched for its maximum
 CHUNK = 50  # bootstrap replicates drawn at once (a chunk's weights: CHUNK x pairs)
+MIN_EIGENVALUE = 1e-6  # the smallest eigenvalue the points' correlation matrix may have (else a ridge lifts it)
+
+
+class Covariance(Enum):
+    """The covariance of the points' means that the fit uses: estimated from the shared pairs, or diagonal."""
+
+    ESTIMATED = "estimated from the shared pairs"  # the GLS fit, the rule's
+    INDEPENDENT = "diagonal (the points' SEs, as if independent)"  # the weighted least-squares fit
+
+
+@dataclass(frozen=True)
+class PointCovariance:
+    """What a fit took for the covariance of the played points' means: its kind, correlations and any ridge.
+
+    ``correlation`` is over the played points in sweep order (rounded to 4 decimals);
+    ``smallest_eigenvalue`` is the correlation matrix's before any ridge, and ``ridge`` what was
+    added to its diagonal to bring that eigenvalue up to :data:`MIN_EIGENVALUE` (0.0 when none was).
+    """
+
+    kind: Covariance
+    correlation: tuple[tuple[float, ...], ...]
+    smallest_eigenvalue: float
+    ridge: float
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (with the ridge's rule in words)."""
+        return {
+            "kind": self.kind.value,
+            "correlation": [list(row) for row in self.correlation],
+            "smallest_eigenvalue": self.smallest_eigenvalue,
+            "ridge": self.ridge,
+            "ridge_rule": f"added to the correlation matrix's diagonal where its smallest eigenvalue is below "
+            f"{MIN_EIGENVALUE:g}, to lift it there",
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> PointCovariance:
+        """The covariance as :meth:`to_json` wrote it."""
+        return cls(
+            kind=Covariance(d["kind"]),
+            correlation=tuple(tuple(row) for row in d["correlation"]),
+            smallest_eigenvalue=d["smallest_eigenvalue"],
+            ridge=d["ridge"],
+        )
 
 
 @dataclass(frozen=True)
@@ -88,7 +139,7 @@ class DegreeFit:
     coefficients: tuple[float, ...]  # highest power first (numpy.polyval order)
     best: float
     best_ppg: float
-    chi2: float  # over the played points (their SEs), with ``dof`` degrees of freedom
+    chi2: float  # r^T C^-1 r over the played points (their means' covariance C), with ``dof`` degrees of freedom
     dof: int
     p_fit: float  # chance of a chi2 at least this large on ``dof`` degrees of freedom
     p_step: float | None  # p of the chi2 drop from the degree below (None for the rule's first degree)
@@ -141,7 +192,8 @@ class Optimum:
     ``degree`` is the rule's choice, or the caller's when ``forced``. ``selected_ci95`` applies the
     rule again in every replicate; ``aic_best`` and ``aic_se`` average the degrees' optima with
     Akaike weights (the SE adds each degree's bootstrap variance and the spread between degrees).
-    ``rule`` is None, and the model-choice fields too, for a result.json written before the rule.
+    ``rule`` is None, and the model-choice fields too, for a result.json written before the rule;
+    ``covariance`` is None for one written before the GLS fit (its fit took the points as independent).
     """
 
     degree: int
@@ -154,6 +206,7 @@ class Optimum:
     selected_shares: tuple[float, ...] | None = None  # share of replicates choosing each of ``fits``' degrees
     aic_best: float | None = None
     aic_se: float | None = None
+    covariance: PointCovariance | None = None
 
     @property
     def chosen(self) -> DegreeFit:
@@ -177,7 +230,7 @@ class Optimum:
 
     def fitted_as(self, degree: int | None) -> bool:
         """Whether this optimum is what :func:`fit_optimum` gives at ``degree`` (None: by :data:`RULE`)."""
-        if self.rule != RULE:
+        if self.rule != RULE or self.covariance is None or self.covariance.kind is not Covariance.ESTIMATED:
             return False
         if degree is None:
             return not self.forced
@@ -204,6 +257,7 @@ class Optimum:
             selected_shares=tuple(selection["degree_shares"]),
             aic_best=average["best"],
             aic_se=average["se"],
+            covariance=PointCovariance.from_json(d["covariance"]) if "covariance" in d else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -219,13 +273,73 @@ class Optimum:
                 "degree_shares": list(self.selected_shares or ()),
             }
             out["aic_average"] = {"best": self.aic_best, "se": self.aic_se}
+        if self.covariance is not None:
+            out["covariance"] = self.covariance.to_json()
         return out
 
 
-def _operator(x: np.ndarray, weights: np.ndarray, degree: int) -> np.ndarray:
-    """The weighted least-squares map from the points' ppg to the coefficients (highest power first)."""
-    design = np.vander(x, degree + 1) * weights[:, None]
-    return np.linalg.pinv(design) * weights[None, :]
+def point_covariance(
+    pair_points: Sequence[np.ndarray], exact: np.ndarray, kind: Covariance = Covariance.ESTIMATED
+) -> tuple[np.ndarray, PointCovariance]:
+    """The covariance matrix of the played points' mean ppg (A's), in sweep order, and what it is in words.
+
+    Pairs are independent of one another, and pair k of every point is played on the same dice, so
+    with point i's mean over its n_i pairs, Cov(mean_i, mean_j) = m c_ij / (n_i n_j), where m =
+    min(n_i, n_j) counts the pairs both points played (pairs 0 to m - 1: a point that stopped
+    earlier played a prefix of the other's pairs) and c_ij is the covariance of one pair's points,
+    estimated from those m shared pairs (ddof 1). The diagonal is each point's SE squared, from all
+    its pairs. Estimated pair by pair, the matrix need not be positive definite: where its
+    correlation matrix's smallest eigenvalue is below :data:`MIN_EIGENVALUE`, a ridge is added to
+    that diagonal to lift it to :data:`MIN_EIGENVALUE` (every variance grows by that fraction), and
+    the ridge is recorded. ``kind`` INDEPENDENT keeps the diagonal only. Exact points are left out;
+    a played point whose pairs all scored alike (SE 0) gets a tenth of the smallest SE measured.
+    """
+    played = [np.asarray(p, dtype=float) for p, e in zip(pair_points, exact, strict=True) if not e]
+    n = np.array([len(p) for p in played], dtype=float)
+    measured = np.array([p.std(ddof=1) / np.sqrt(len(p)) for p in played])
+    floor = max(float(measured[measured > 0].min()) if (measured > 0).any() else 1.0, 1e-9) / 10
+    se = np.maximum(measured, floor)  # a point whose pairs all scored alike counts as 10 times the best measured
+    correlation = np.eye(len(played))
+    if kind is Covariance.ESTIMATED:
+        for i in range(len(played)):
+            for j in range(i):
+                m = int(min(n[i], n[j]))
+                c = float(np.cov(played[i][:m], played[j][:m], ddof=1)[0, 1])
+                correlation[i, j] = correlation[j, i] = m * c / (n[i] * n[j]) / (se[i] * se[j])
+    smallest = float(np.linalg.eigvalsh(correlation)[0]) if len(played) else 1.0
+    ridge = max(0.0, MIN_EIGENVALUE - smallest)
+    lifted = correlation + ridge * np.eye(len(played))
+    info = PointCovariance(
+        kind=kind,
+        correlation=tuple(tuple(round(float(v), 4) for v in row) for row in correlation),
+        smallest_eigenvalue=smallest,
+        ridge=ridge,
+    )
+    return lifted * np.outer(se, se), info
+
+
+def _gls_operator(x: np.ndarray, played: np.ndarray, whitener: np.ndarray, degree: int) -> np.ndarray:
+    """The GLS map from all the points' ppg to the coefficients (highest power first), exact points as constraints.
+
+    ``whitener`` is L^-1 for the played points' covariance C = L L^T, so the fit minimises
+    |L^-1 (y - V b)|^2 over the played points subject to V b = y at the exact ones (b = b0 + N g,
+    with b0 meeting the constraints and N spanning their null space).
+    """
+    vander = np.vander(x, degree + 1)
+    design, constraints = vander[played], vander[~played]
+    if len(constraints):
+        _, s, vt = np.linalg.svd(constraints)
+        rank = int((s > s[0] * 1e-12).sum())
+        null = vt[rank:].T
+        particular = np.linalg.pinv(constraints)
+    else:
+        null = np.eye(degree + 1)
+        particular = np.zeros((degree + 1, 0))
+    solve = null @ np.linalg.pinv(whitener @ design @ null) @ whitener
+    operator = np.zeros((degree + 1, len(x)))
+    operator[:, played] = solve
+    operator[:, ~played] = particular - solve @ design @ particular
+    return operator
 
 
 def _peaks(coefficients: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -260,31 +374,32 @@ def fit_optimum(
     exact: Sequence[bool] | None = None,
     seed: int = 0,
     replicates: int = REPLICATES,
+    covariance: Covariance = Covariance.ESTIMATED,
 ) -> Optimum:
-    """Fit ppg(x) at every candidate degree, choose one by :data:`RULE` (or take ``degree``), locate the maxima.
+    """Fit ppg(x) at every candidate degree by GLS, choose one by :data:`RULE` (or take ``degree``), locate the maxima.
 
     ``pair_points[i]`` are A's mean points per pair at ``xs[i]`` (pair k is the same dice at every
     point), so the ppg is A's; ``exact`` marks points known without games (both players the same
-    strategy: 0 ppg, no pairs). Raises ValueError for a ``degree`` the rule does not fit to these points.
+    strategy: 0 ppg, no pairs), which the curve passes through. ``covariance`` INDEPENDENT fits as
+    if the points were independent (the weighted least-squares fit; never the rule's headline).
+    Raises ValueError for a ``degree`` the rule does not fit to these points.
     """
     x = np.asarray(xs, dtype=float)
     exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
     ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
-    ses = np.array(
-        [0.0 if e else float(p.std(ddof=1) / np.sqrt(len(p))) for p, e in zip(pair_points, exact_mask, strict=True)]
-    )
     degrees = RULE.candidates(len(x))
     if degree is not None and degree not in degrees:
         raise ValueError(f"degree {degree}: {len(x)} points are fitted at degrees {degrees[0]} to {degrees[-1]}")
-    floor = max(float(ses[ses > 0].min()) if (ses > 0).any() else 1.0, 1e-9) / 10
-    weights = 1.0 / np.maximum(ses, floor)  # an exact point (SE 0) weighs most
-    operators = [_operator(x, weights, d) for d in degrees]
     played = ~exact_mask
+    matrix, info = point_covariance(pair_points, exact_mask, covariance)
+    whitener = linalg.solve_triangular(np.linalg.cholesky(matrix), np.eye(len(matrix)), lower=True)
+    operators = [_gls_operator(x, played, whitener, d) for d in degrees]
     low_x, high_x = float(x.min()), float(x.max())
 
     def chi2_of(y: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
         fitted = coefficients @ np.vander(x, coefficients.shape[1]).T
-        return ((((y - fitted) / np.where(played, ses, 1.0)) ** 2) * played).sum(axis=1)
+        whitened = (y - fitted)[:, played] @ whitener.T
+        return (whitened**2).sum(axis=1)
 
     rng = np.random.default_rng(seed)
     peaks = np.empty((replicates, len(degrees)))
@@ -342,4 +457,5 @@ def fit_optimum(
         selected_shares=tuple(float((chosen == d).mean()) for d in degrees),
         aic_best=average,
         aic_se=float(np.sqrt(spread)),
+        covariance=info,
     )
