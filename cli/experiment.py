@@ -173,14 +173,22 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(remote))
             return 0
-        for reading in ("first", "every"):
+        print(f"paper: {remote['paper']['states']:,} states, mean |jump| {remote['paper']['all']}")
+        for reading, parts in remote["readings"].items():
             for part in ("all", PhaseName.RACE, PhaseName.CONTACT):
-                r = remote[reading][part]
+                r = parts[part]
                 print(
-                    f"{reading:>5} {part:<7} {r['states']:>7,} states: SD {r['sd']:.4f} +- {r['sd_se']:.4f}, "
+                    f"{reading:>15} {part:<7} {r['states']:>7,} states: SD {r['sd']:.4f} +- {r['sd_se']:.4f}, "
                     f"mean |jump| {r['mean_abs']:.4f} +- {r['mean_abs_se']:.4f}"
                 )
-        print(f"implied Janowski x: {json.dumps(remote['implied_janowski_x'])}")
+        implied = dict(remote["implied_janowski_x"])
+        paper = implied.pop("paper_inputs")
+        print(f"implied Janowski x, paper's inputs (alpha {paper['alpha']}, W = L = {paper['W']}): {paper['x']:.3f}")
+        for reading, scales in implied.items():
+            shown = ", ".join(
+                f"{v['x']:.3f} +- {v['x_se']:.3f} (alpha x {v['scale']}: {v['alpha']:.4f})" for v in scales.values()
+            )
+            print(f"implied Janowski x, {reading} (W = L = {scales['paper_scale']['W']:.3f}): {shown}")
         print(_where(args, folder))
         return 0
     result = run_sweep(

@@ -178,24 +178,107 @@ def test_report_with_nothing_played_is_an_error(tmp_path: Path) -> None:
 # --- experiment 3: the remote-volatility filter ----------------------------------------------------
 
 FILTER_CASES = [
-    # (P series for seat 0, contact flags, expected jumps with "first", with "every")
-    ([0.5, 0.3, 0.5, 0.7, 0.9, 1.0], [1, 1, 1, 1, 1, 0], [0.3], [0.3]),  # low then high at 3: P[5]-P[3]
-    ([0.5, 0.7, 0.5, 0.25, 0.3, 0.0], [1, 1, 1, 1, 1, 0], [-0.25], [-0.25, -0.3]),  # high then low twice
-    ([0.5, 0.3, 0.25, 0.5, 0.0], [1] * 5, [], []),  # never reaches the opposite window
-    ([0.5, 0.9, 1.0], [1, 1, 0], [], []),  # never in a window
-    ([0.5, 0.3, 0.5, 0.8], [0, 0, 0, 0], [0.0], [0.0]),  # the last state: no later plies, change 0
+    # (P series for seat 0 before each ply, seat 0 on roll at even plies; contact flags; expected jumps by reading,
+    #  the redoubler's view for REDOUBLER, seat 0's for EVERY; the ply whose phase each reading reports)
+    # seat 1 on roll at 70% at ply 1 (seat 0 would take), seat 0 on roll at 70% at ply 4 (it would redouble):
+    # P[6]-P[4]; whoever is on roll, plies 4 and 5 are in the opposite window (ply 5 runs to the end: P[6]-P[5])
+    ([0.5, 0.3, 0.5, 0.5, 0.7, 0.8, 1.0], [1, 0, 1, 1, 1, 1, 0], {"redoubler": [0.3], "every": [0.3, 0.2]}, 1, 1),
+    # at 65-80% only with the other side on roll: no redoubler state, but the old readings count it
+    ([0.5, 0.3, 0.5, 0.7, 0.9, 1.0], [1, 1, 1, 1, 1, 0], {"redoubler": [], "every": [0.3]}, 1, 1),
+    # seat 0 at 30% on its own roll is no take (ply 2); at 70% on its roll (ply 4) it is the doubler, and seat 1
+    # never stands at 65-80% on its roll afterwards
+    ([0.5, 0.5, 0.3, 0.5, 0.7, 0.5, 0.0], [1] * 7, {"redoubler": [], "every": [-0.7]}, 2, 4),
+    # seat 0 on roll at 70% at ply 2 (seat 1 would take); seat 1 on roll at 70% at ply 5: 1 - 0.7
+    ([0.5, 0.5, 0.7, 0.5, 0.25, 0.3, 0.0], [1, 1, 0, 1, 1, 1, 0], {"redoubler": [0.3], "every": [-0.25, -0.3]}, 2, 2),
+    # seat 0 takes (ply 1) and would redouble (ply 4); seat 1's own chance later (take at 4, redouble at 7) is
+    # not the game's first take, so it does not count
+    ([0.5, 0.3, 0.5, 0.5, 0.7, 0.5, 0.5, 0.3, 0.5, 0.0], [1] * 10, {"redoubler": [-0.2], "every": [-0.2]}, 1, 1),
+    # the game's first window (ply 2, a race) is not its first take state (ply 4, contact): each reading its own
+    (
+        [0.5, 0.5, 0.3, 0.5, 0.7, 0.5, 0.5, 0.25, 0.5, 0.0],
+        [1, 1, 0] + [1] * 7,
+        {"redoubler": [0.25], "every": [-0.2]},
+        2,
+        4,
+    ),
+    ([0.5, 0.3, 0.25, 0.5, 0.0], [1] * 5, {"redoubler": [], "every": []}, 1, 1),  # never in the opposite window
+    ([0.5, 0.9, 1.0], [1, 1, 0], {"redoubler": [], "every": []}, 0, 0),  # never in a window
 ]
 
 
-@pytest.mark.parametrize(("p", "contact", "first", "every"), FILTER_CASES)
-def test_the_remote_filter(p: list[float], contact: list[int], first: list[float], every: list[float]) -> None:
-    from benchmarks.experiments.remote import Trajectories, filtered_jumps
+@pytest.mark.parametrize(("p", "contact", "expected", "window", "take"), FILTER_CASES)
+def test_the_remote_filter(
+    p: list[float], contact: list[int], expected: dict[str, list[float]], window: int, take: int
+) -> None:
+    from benchmarks.experiments.remote import Reading, Trajectories, reading_jumps, state_jumps
 
-    t = Trajectories([np.array(p)], [np.array(contact, bool)], np.zeros(1, np.int64))
-    for reading, expected in ((False, first), (True, every)):
-        jumps, race, game = filtered_jumps(t, every=reading)
-        assert np.allclose(jumps, expected) and len(game) == len(expected)
-        assert list(race) == [not contact[1]] * len(expected) or not expected
+    t = Trajectories([np.array(p, np.float32)], [np.array(contact, bool)], np.zeros(1, np.int64))
+    s = state_jumps(t, seed=1)
+    firsts = {Reading.REDOUBLER_FIRST: Reading.REDOUBLER, Reading.FIRST: Reading.EVERY}
+    for reading in Reading:
+        want = expected[firsts.get(reading, reading)]
+        want = want[:1] if reading in firsts else want
+        jumps, race, game = reading_jumps(s, reading)
+        assert np.allclose(jumps, want, atol=1e-6) and len(game) == len(want), reading
+        # the phase is the one at the first window: the game's (whoever is on roll), or its first take state
+        assert list(race) == [not contact[take if reading.on_roll else window]] * len(want), reading
+
+
+def test_remote_jumps_round_trip_and_a_report_recomputes_them(tmp_path: Path) -> None:
+    """The per-state file holds every reading; ``--report`` recomputes the result from it and writes nothing."""
+    from benchmarks.experiments.remote import (
+        JUMPS_FILE,
+        Reading,
+        Trajectories,
+        analyse,
+        load_jumps,
+        run_remote,
+        save_jumps,
+        state_jumps,
+    )
+
+    rng = np.random.default_rng(4)
+    games = [np.clip(0.5 + np.cumsum(rng.normal(0, 0.12, 40)), 0, 1).astype(np.float32) for _ in range(60)]
+    t = Trajectories(games, [rng.random(40) < 0.8 for _ in games], rng.choice([-2, -1, 1, 2], 60))
+    s = state_jumps(t, seed=3)
+    assert all(s.member[r].any() for r in Reading)
+    folder = tmp_path / "remote"
+    claim_folder(folder)
+    save_jumps(folder / JUMPS_FILE, s)
+    before = {p: p.read_bytes() for p in folder.iterdir()}
+    reported = run_remote(folder, 60, seed=3, play=False)
+    assert {p: p.read_bytes() for p in folder.iterdir()} == before
+    assert json.loads(json.dumps(reported)) == json.loads(json.dumps(analyse(load_jumps(folder / JUMPS_FILE))))
+    headline = reported["readings"][Reading.REDOUBLER]
+    assert headline["all"]["states"] == headline["race"]["states"] + headline["contact"]["states"] > 0
+    x = reported["implied_janowski_x"][Reading.REDOUBLER]
+    assert x["paper_scale"]["x"] < x["engine_scale"]["x"]  # the larger alpha, the smaller x
+    (folder / JUMPS_FILE).write_bytes(b"not an npz")
+    with pytest.raises(ValueError, match=JUMPS_FILE):
+        run_remote(folder, 60, seed=3, play=False)
+
+
+REMOTE = Path(__file__).resolve().parents[2] / "results" / "experiments" / "remote"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
+
+
+@pytest.mark.slow
+def test_the_committed_remote_figures_recompute_from_the_committed_jumps() -> None:
+    """result.json and the docs' row 3 are what the committed per-state jumps give (seconds of bootstrap)."""
+    from benchmarks.experiments.remote import JUMPS_FILE, Reading, analyse, load_jumps
+
+    result = json.loads(json.dumps(analyse(load_jumps(REMOTE / JUMPS_FILE))))
+    assert result == json.loads((REMOTE / "result.json").read_text())
+    (row,) = [line for line in DOCS.read_text().splitlines() if line.startswith("| 3. remote jump volatility")]
+    for reading in Reading:
+        r = result["readings"][reading]["all"]
+        assert f"{r['states']:,} states" in row and f"{100 * r['mean_abs']:.2f}%" in row, reading
+    headline = result["readings"][Reading.REDOUBLER]
+    assert (
+        f"{100 * headline['race']['mean_abs']:.1f}%" in row and f"{100 * headline['contact']['mean_abs']:.2f}%" in row
+    )
+    for scale in ("paper_scale", "engine_scale"):
+        assert f"{result['implied_janowski_x'][Reading.REDOUBLER][scale]['x']:.3f}" in row, scale
 
 
 @pytest.mark.slow
