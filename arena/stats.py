@@ -91,4 +91,3 @@ def equivalence_test(value: float, se: float, margin: float, alpha: float = 0.05
     p_above = normal.cdf(-(margin - value) / se)  # H0: the difference is +margin or above
     z = normal.inv_cdf(1 - alpha)
     return Equivalence(value, se, margin, alpha, max(p_below, p_above), (value - z * se, value + z * se))
-
