@@ -42,7 +42,7 @@ def test_engine_specs_parse_for_money_and_matches(text: str, plies: int) -> None
 def test_bad_engine_specs_are_refused_naming_them(text: str) -> None:
     for met in (None, published_met()):
         with pytest.raises(InvalidSpec, match="gnubg@"):
-            parse_cube_spec(text, met)  # type: ignore[call-overload]
+            parse_cube_spec(text, met)
 
 
 def test_training_refuses_gnubgs_cube() -> None:
