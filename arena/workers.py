@@ -113,7 +113,7 @@ def connect_ray(address: str) -> Any:
     try:
         import ray
     except ImportError:
-        raise InvalidSpec("--ray needs Ray: pip install -e '.[ray]'") from None
+        raise InvalidSpec("--ray needs Ray: pip install 'ray>=2.9'") from None
     if address not in ("auto", "local"):
         check_reachable(address)
     try:

@@ -56,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
         from service.api import create_app
     except ModuleNotFoundError as exc:
-        raise OSError(f"the serve extra is not installed ({exc.name} missing): pip install -e '.[serve]'") from None
+        raise OSError(
+            f"the serve extra is not installed ({exc.name} missing): pip install 'fastapi>=0.110' 'uvicorn>=0.29'"
+        ) from None
 
     app = create_app(
         load_evaluator(args.weights),
