@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from typing import Any
 
 from cli.common import existing_file, int_range
 from nets.evaluator import load_evaluator
+
+#: The import string of the app factory each process of ``--workers N`` builds its application with.
+APP_FACTORY = "service.api:app_from_environment"
 
 EPILOG = """\
 endpoints (JSON in, JSON out; OpenAPI description at /openapi.json):
@@ -17,6 +22,9 @@ endpoints (JSON in, JSON out; OpenAPI description at /openapi.json):
   POST /api/hint       {"position": ID, "dice": [5, 2]}: every legal play, ranked
   POST /api/cube       {"position": ID}: the cube decision under each model
   POST /api/rollout    {"position": ID, "trials": 144}: a bounded rollout
+
+--workers N runs N server processes on the one port (uvicorn's workers), each with its own net and
+batcher; /health names the process (pid) that answered it, and its counts are that process's.
 
 example:
   pip install -e ".[serve]" && jumpgammon serve --port 8080
@@ -45,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--net-threads", type=int_range(1, 256), default=1, help="numba threads of the net calls (default 1)"
     )
+    p.add_argument(
+        "--workers",
+        type=int_range(1, 256),
+        default=1,
+        help="server processes on the same port, each with its own net and batcher (default 1)",
+    )
     p.add_argument("--json", action="store_true", help="print the address as one JSON line on stdout once serving")
     p.set_defaults(func=run)
 
@@ -54,25 +68,30 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # the optional extra: imported only by the command that needs it
 
-        from service.api import create_app
+        from service.api import ServeSettings, app_from_settings
     except ModuleNotFoundError as exc:
         raise OSError(
             f"the serve extra is not installed ({exc.name} missing): pip install 'fastapi>=0.110' 'uvicorn>=0.29'"
         ) from None
 
-    app = create_app(
-        load_evaluator(args.weights),
+    settings = ServeSettings(
+        weights=None if args.weights is None else str(args.weights),
         batching=not args.no_batching,
         max_rollout_trials=args.max_rollout_trials,
         net_threads=args.net_threads,
-        weights=None if args.weights is None else str(args.weights),
     )
+    options: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": "warning", "access_log": False}
+    app = app_from_settings(settings) if args.workers == 1 else None  # N processes: each builds its own
+    if app is None:
+        load_evaluator(settings.weights)  # a bad weights file is refused here, once, not in every process
+        os.environ.update(settings.to_environ())  # the spawned processes inherit it; the factory reads it
     url = f"http://{args.host}:{args.port}/"
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
     if args.json:
-        print(json.dumps({"url": url, "batching": not args.no_batching}), flush=True)
+        print(json.dumps({"url": url, "batching": settings.batching, "workers": args.workers}), flush=True)
     else:
-        print(f"jumpgammon serve: {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
-    server.run()
+        print(f"jumpgammon serve: {url}, {args.workers} process(es) (Ctrl-C stops)", file=sys.stderr, flush=True)
+    if app is None:
+        uvicorn.run(APP_FACTORY, factory=True, workers=args.workers, **options)
+    else:
+        uvicorn.Server(uvicorn.Config(app, **options)).run()
     return 0

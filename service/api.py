@@ -6,6 +6,10 @@ on roll. The net's 0-ply evaluations of concurrent requests are batched (:mod:`s
 ranking plays and deeper plies run the project's own functions (:mod:`nets.analysis`,
 :mod:`nets.lookahead`) in worker threads whose net calls join the same batches; rollouts run apart.
 
+``create_app`` builds the application in the calling process; :func:`app_from_environment` is the
+factory that ``jumpgammon serve --workers N`` names to uvicorn, so that each of its N processes
+builds its own (net, batcher) from the :class:`ServeSettings` the command put in ``SETTINGS_ENV``.
+
 Errors are JSON ``{"error": "...", "field": "..."}`` with status 400 (a value the engine refuses)
 or 422 (a request that does not fit the schema); the field is named in both. The OpenAPI
 description is at ``/openapi.json``.
@@ -14,6 +18,10 @@ description is at ``/openapi.json``.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from importlib import metadata, resources
 from typing import Any
 
@@ -46,7 +54,7 @@ from nets.analysis import (
     probabilities_json,
 )
 from nets.cube_advice import CubeAdvice, match_cube_advice, money_cube_advice
-from nets.evaluator import Evaluator
+from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import cubeless_equity
 from service.batching import NetBatcher
@@ -58,6 +66,8 @@ MAX_ID_LENGTH = 200
 JANOWSKI_X = DEFAULT_CUBE_LIFE
 JUMP_ALPHA = DEFAULT_REMOTE_ALPHA
 DEFAULT_MAX_ROLLOUT_TRIALS = 1296
+#: The environment variable through which ``jumpgammon serve`` hands its settings to each server process.
+SETTINGS_ENV = "JUMPGAMMON_SERVE_SETTINGS"
 
 
 class ApiInputError(ValueError):
@@ -315,7 +325,8 @@ class Service:
     def health(self) -> dict[str, Any]:
         """Liveness and the batcher's counts."""
         stats = self.batcher.stats.to_json()
-        return {"status": "ok", "version": self.version, "batching": self.batcher.batching, **stats}
+        status = {"status": "ok", "version": self.version, "pid": os.getpid(), "batching": self.batcher.batching}
+        return {**status, **stats}
 
 
 def _version() -> str:
@@ -396,3 +407,44 @@ def create_app(
         return HTMLResponse(resources.files("service").joinpath("static", "index.html").read_text(encoding="utf-8"))
 
     return app
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """What one server process is built from: its weights file (None: the shipped net) and create_app's options."""
+
+    weights: str | None = None
+    batching: bool = True
+    max_rollout_trials: int = DEFAULT_MAX_ROLLOUT_TRIALS
+    net_threads: int = 1
+
+    def to_environ(self) -> dict[str, str]:
+        """The settings as the one environment variable ``SETTINGS_ENV`` (JSON) that :meth:`from_environ` reads."""
+        return {SETTINGS_ENV: json.dumps(asdict(self))}
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> ServeSettings:
+        """The settings in ``environ`` (defaults where ``SETTINGS_ENV`` is unset); raises ValueError if malformed."""
+        text = environ.get(SETTINGS_ENV)
+        if text is None:
+            return cls()
+        try:
+            return cls(**json.loads(text))
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{SETTINGS_ENV}={text!r} does not hold serve settings: {exc}") from None
+
+
+def app_from_settings(settings: ServeSettings) -> FastAPI:
+    """The application of ``settings``, its net loaded in this process."""
+    return create_app(
+        load_evaluator(settings.weights),
+        batching=settings.batching,
+        max_rollout_trials=settings.max_rollout_trials,
+        net_threads=settings.net_threads,
+        weights=settings.weights,
+    )
+
+
+def app_from_environment() -> FastAPI:
+    """The application of the settings in this process's environment (``SETTINGS_ENV``): uvicorn's app factory."""
+    return app_from_settings(ServeSettings.from_environ(os.environ))

@@ -2,7 +2,7 @@
 
 The full run (64 clients, 30 s a run, three runs) is ``python -m benchmarks.service_load --out
 results/service``; here the same client code runs against an in-process uvicorn server, batched and
-unbatched, and its report must count what the server counted.
+unbatched, from one client process and from two, and its report must count what the server counted.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from benchmarks.service_load import (  # noqa: E402
     MIX,
     free_port,
     get_json,
+    health_by_pid,
+    main,
     markdown,
     requests_for,
     run_load,
@@ -77,7 +79,9 @@ def test_a_short_load_counts_what_the_server_counted(servers: dict[str, int]) ->
         r = result.to_json()
         assert r["requests"] > 0 and r["server_errors"] == 0 and set(r["statuses"]) == {"200"}
         assert r["latency_ms"]["p50"] <= r["latency_ms"]["p99"] <= r["latency_ms"]["max"]
-        served = result.health_after["requests"] - result.health_before["requests"]
+        served = result.server_counted("requests")
+        assert r["workers"] == r["workers_counted"] == 1 and r["client_processes"] == 1
+        assert r["client_cpu_seconds"] > 0 and r["client_cpu_ms_per_request"] > 0
         assert r["net_boards"] > 0 and served > 0 and r["net_calls"] <= served
         runs[label] = r
     # unbatched: one net call per request that needs the net (all but /health); batched: fewer
@@ -89,10 +93,53 @@ def test_a_short_load_counts_what_the_server_counted(servers: dict[str, int]) ->
         "date": "today",
         "machine": "test",
         "mix": dict(MIX),
+        "workers": 1,
+        "client_processes": 1,
         "runs": {"batched": runs["batched"], "unbatched": runs["unbatched"]},
         "batched_over_one_at_a_time_rps": 1.0,
         "batched_over_unbatched_same_clients_rps": 1.0,
         "load_average_at_start": [0.0],
     }
     table = markdown(report)
-    assert table.count("\n| ") == 3 and "batched" in table
+    assert table.count("\n| ") == 3 and "batched" in table and "--workers 1 --client-processes 1" in table
+
+
+@pytest.mark.slow
+def test_clients_split_over_processes_add_up(servers: dict[str, int]) -> None:
+    """Two client processes (3 and 2 of 5 clients): their merged counts are what the server served."""
+    work = requests_for(sample_positions(40, 3), 500, 3)
+    result = run_load("127.0.0.1", servers["batched"], "split", clients=5, seconds=1.0, work=work, client_processes=2)
+    r = result.to_json()
+    assert r["client_processes"] == 2 and r["requests"] > 0 and r["server_errors"] == 0
+    assert r["seconds"] >= 1.0  # from the first client's start to the last one's end
+    assert sum(r["by_path"].values()) == r["requests"] == len(result.counts.latencies)
+    # every request but /health is counted by the server (its own /health snapshots are not clients')
+    needing = r["requests"] - r["by_path"].get("/health", 0)
+    served = result.server_counted("requests")
+    assert served > 0 and served <= r["requests"] and r["net_calls"] <= needing
+    assert r["client_cpu_seconds"] > 0
+
+
+def test_health_is_asked_until_every_process_answered(servers: dict[str, int]) -> None:
+    """One server process: one answer, keyed by its pid; asking for two gives up after its bounded tries."""
+    one = health_by_pid("127.0.0.1", servers["batched"], 1)
+    (pid,) = one
+    assert one[pid]["pid"] == pid and one[pid]["status"] == "ok"
+    assert len(health_by_pid("127.0.0.1", servers["batched"], 2, tries_per_worker=2)) == 1
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--workers", "0"], "--workers"),
+        (["--client-processes", "0"], "--client-processes"),
+        (["--clients", "2", "--client-processes", "3"], "--client-processes"),
+        (["--workers", "x"], "--workers"),
+    ],
+)
+def test_bad_options_are_refused_with_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and needle in captured.err.splitlines()[-1]

@@ -13,16 +13,7 @@ cd "$(dirname "$0")/../.."
 workers=$1
 seconds=$2
 shift 2
-out=$(realpath -m "${OUT:-label_out}")
-python=${PYTHON:-python3}
-code=$PWD
-[ -d runs/device/code ] && code=$PWD/runs/device/code
-export PYTHONPATH=$code OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
-export JUMPGAMMON_CACHE=${JUMPGAMMON_CACHE:-/tmp/jumpgammon-cache}
-mkdir -p "$out" "$JUMPGAMMON_CACHE"
-for f in runs/device/cache/*.npz.gz; do
-  [ -f "$f" ] && gunzip -c "$f" > "$JUMPGAMMON_CACHE/$(basename "$f" .gz)"
-done
+. tools/device_setup.sh label_out || exit 1  # out, python, code, the environment, the caches
 cd "$code" || exit 1  # python puts the current folder first on its path: run from the code that is meant
 echo "$(date +%T) cores $(nproc); $($python -c 'import numpy, numba; print("numpy", numpy.__version__, "numba", numba.__version__)')"
 # compile the kernels once (numba's cache), and the databases if none came along, before the workers start

@@ -15,16 +15,7 @@ start=$(realpath "$1")
 workers=$2
 gen_seconds=$3
 shift 3
-out=$(realpath -m "${OUT:-fit_out}")
-python=${PYTHON:-python3}
-code=$PWD
-[ -d runs/device/code ] && code=$PWD/runs/device/code
-export PYTHONPATH=$code OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
-export JUMPGAMMON_CACHE=${JUMPGAMMON_CACHE:-/tmp/jumpgammon-cache}
-mkdir -p "$out" "$JUMPGAMMON_CACHE"
-for f in runs/device/cache/*.npz.gz; do
-  [ -f "$f" ] && gunzip -c "$f" > "$JUMPGAMMON_CACHE/$(basename "$f" .gz)"
-done
+. tools/device_setup.sh fit_out || exit 1  # out, python, code, the environment, the caches
 labeller=${LABELLER:-$code/weights/default.jgw}
 data=${DATA:-/tmp/fit-data}
 cd "$code" || exit 1
