@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from benchmarks.experiments.cube_errors import DEFAULT_MODELS, CubeErrorsConfig, run_cube_errors, split_models
 from benchmarks.experiments.cube_sweeps import run_sweep
 from benchmarks.experiments.fit import Optimum
 from benchmarks.experiments.ladder import run_ladder
@@ -18,7 +19,7 @@ from engine.position import PhaseName
 from nets.evaluator import load_evaluator
 from players.specs import net_spec
 
-EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet")
+EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet", "cube-errors")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "ladder: the shipped net at 0 and 2 ply against pubeval and GNU Backgammon 0-ply, cubeless and "
             "cubeful (--games for 0-ply rows, --games-deep for 2-ply rows; one ledger per row, resumable). "
             "volnet: a net learning local jump volatility from --positions self-play positions labelled by the "
-            "441-roll lookahead, its test error and speed, and --games of jump-net against jump-local (resumable)."
+            "441-roll lookahead, its test error and speed, and --games of jump-net against jump-local (resumable). "
+            "cube-errors: --decisions money cube decisions drawn from self-play near the decision points, rolled "
+            "out cubefully to --until-se (or --trials-cap), and each of --models' errors against them (resumable "
+            "shards; --ray)."
         ),
     )
     p.add_argument("name", choices=EXPERIMENTS)
@@ -100,8 +104,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the experiments' folder: NAME's results are read from and written to DIR/NAME "
         "(the committed ones: --out results/experiments)",
     )
+    cube_errors = p.add_argument_group("cube-errors")
+    cube_errors.add_argument("--decisions", type=int_range(1), default=2_000, help="decisions, in shards of 20")
+    cube_errors.add_argument("--trials-cap", type=int_range(2), default=2_592, help="most trials a branch")
+    cube_errors.add_argument(
+        "--until-se", type=float_range(0.0, 1.0, low_open=True), default=0.01, help="SE target of ND and DT"
+    )
+    cube_errors.add_argument(
+        "--models", type=_models, default=DEFAULT_MODELS, metavar="SPEC,...", help="cube specs to score"
+    )
+    cube_errors.add_argument(
+        "--ray", default=None, metavar="ADDRESS", help="shards as Ray tasks (auto, local, HOST:PORT)"
+    )
     add_json_argument(p)
     p.set_defaults(func=run)
+
+
+def _models(text: str) -> tuple[str, ...]:
+    """Cube specs from a comma-separated list (checked when the experiment runs)."""
+    try:
+        return split_models(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _curve_names(text: str) -> tuple[str, ...]:
@@ -129,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
     if args.weights is not None:
         load_evaluator(args.weights, bearoff=False)  # refuse a file that is not a net before anything runs
     folder = args.out / args.name
+    if args.name == "cube-errors":
+        return _run_cube_errors(args, folder)
     if args.name == "volnet":
         return _run_volnet(args, folder)
     if args.refit and args.report:
@@ -300,4 +326,32 @@ def _run_local(args: argparse.Namespace, folder: Path, settings: SweepSettings) 
     for p in result.points:
         print(f"{p.label:<36} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games")
     print(f"{result.games_total:,} games; {_where(args, folder)}")
+    return 0
+
+
+def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
+    """Cube error rates against cubeful rollouts: prints each model's errors; returns 0."""
+    cfg = CubeErrorsConfig(
+        out=folder,
+        decisions=args.decisions,
+        weights=args.weights,
+        seed=args.seed,
+        until_se=args.until_se,
+        trials_cap=args.trials_cap,
+    )
+    result = run_cube_errors(cfg, args.models, args.workers, args.ray, play=not args.report, progress=not args.json)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    s = result["summary"]
+    print(
+        f"{s['decisions']:,} decisions, {s['trials_per_branch']['mean']:.0f} trials a branch (mean), "
+        f"{s['cpu_seconds']['per_decision']:.1f} CPU s a decision"
+    )
+    for spec, m in result["models"].items():
+        games = m["per_500_games"]
+        per500 = f"{games['points']:.2f} +- {games['se']:.2f} points per 500 games" if games else ""
+        errors = ", ".join(f"{k} {v}" for k, v in m["errors"].items())
+        print(f"  {spec:<24} {m['mp_per_decision']:7.1f} +- {m['se']:5.1f} mp a decision  {per500}  ({errors})")
+    print(f"{'reported from' if args.report else 'result.json written in'} {folder}")
     return 0

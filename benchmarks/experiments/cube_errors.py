@@ -1,0 +1,813 @@
+"""Cube error rates against cubeful rollouts: each cube model's money cube errors, classified as gnubg's analysis does.
+
+A data set is a folder of numbered shards and a manifest (as ``jumpgammon label`` keeps one).
+Shard ``i`` is a function of the settings, ``(seed, i)`` and the net alone:
+
+1. **Pool.** ``pool_games`` cubeless 0-ply self-play games of the net (seed ``[seed, i]``); every
+   position met before a roll (the opening roll's excepted) is asked at a cube state drawn at
+   random: the side on roll's own cube (cube 2) with chance ``owned_share``, else centred.
+2. **Strata** (:class:`Reason`, disjoint, in this order): ``close``, where gnubg's model on the
+   net's 0-ply probabilities is within ``close_margin`` of switching (|ND - min(DT, DP)| or
+   |DT - DP|); ``disagree``, where the draw models (:data:`DRAW_MODELS`) differ on the double or
+   the take; ``plausible``, the rest with cubeless P(win) in ``pwin_window``. Each stratum's
+   quota of the shard's ``per_shard`` decisions is drawn uniformly from it (a stratum short of
+   its quota gives the rest to the next), and its pool count per game is kept: the rate of such
+   decisions per game, which turns errors per decision into errors per game.
+3. **Rollout.** Every decision's no double and double/take branches by
+   :func:`arena.rollout_cube.run_cube_decisions`: 0 ply, luck-adjusted, the later cube actions
+   by ``rollout_cube`` (gnubg's model by default), shared dice (the shard's own seed). Rounds of
+   ``round_trials`` trials continue (same dice, ``previous``) the decisions whose ND or DT SE is
+   still above ``until_se``, up to ``trials_cap``.
+
+Scoring (:func:`score`) asks each model spec's tournament player (the shipped net at 0 ply,
+:func:`players.specs.make_player`) its action and, from the responder's side, its answer to a
+double, and compares them with the rollout (gnubg's rule, :func:`cube.actions.decide`). Every
+figure is from the doubler's (side on roll's) view, in points per initial cube.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import json
+import math
+import queue
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from arena.rollout import BLOCK_ROWS, RolloutConfig, RolloutStart, TrialOutcomes
+from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
+from arena.workers import connect_ray, worker_pool
+from benchmarks.experiments.provenance import RESULT_FILE, committed_result, nothing_played
+from cube.actions import decide, proper_action
+from cube.states import CubeAction, CubeResponse, CubeState
+from engine.batch import flip_boards, phases
+from engine.errors import InvalidSpec, JumpgammonError
+from engine.match import JACOBY_OFF_BIT, MatchState
+from engine.position import GamePhase, Position
+from engine.selfplay import SelfPlay
+from nets.cube_advice import money_cube_decisions
+from nets.evaluator import Evaluator, load_evaluator
+from nets.lookahead import best_children
+from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
+from players.base import CubeContext, Player
+from players.specs import make_player, net_spec
+from training.rollout_labels import check_out_folder, rollout_seed
+from weights import DEFAULT_WEIGHTS
+
+FORMAT = "jumpgammon-cube-decisions"
+VERSION = 1
+MANIFEST = "manifest.json"
+SHARD_FORMAT = "decisions_{:05d}.npz"
+#: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
+DEFAULT_MODELS = ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
+#: The models whose disagreement marks a ``disagree`` decision (part of the data set's identity).
+DRAW_MODELS = DEFAULT_MODELS
+#: Games a self-play pool plays in lockstep.
+POOL_PARALLEL = 64
+
+
+class Reason(enum.IntEnum):
+    """Why a decision was drawn: its stratum (stored per row)."""
+
+    CLOSE = 0  # gnubg's model on the net's probabilities is near switching
+    DISAGREE = 1  # the draw models differ on the double or the take
+    PLAUSIBLE = 2  # cubeless P(win) in the window, neither of the above
+
+    @property
+    def label(self) -> str:
+        """The reason's name in settings and counts."""
+        return self.name.lower()
+
+
+class ErrorKind(enum.StrEnum):
+    """gnubg's classes of cube errors; ``none`` for a decision that costs nothing."""
+
+    NONE = "none"
+    MISSED_DOUBLE = "missed double"
+    WRONG_DOUBLE = "wrong double"  # doubling when no double or too good is right
+    WRONG_TAKE = "wrong take"
+    WRONG_PASS = "wrong pass"
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Shares of a shard's decisions by :class:`Reason` (they sum to 1)."""
+
+    close: float = 0.5
+    disagree: float = 0.3
+    plausible: float = 0.2
+
+    def __post_init__(self) -> None:
+        values = asdict(self)
+        if any(not 0 <= v <= 1 for v in values.values()) or not math.isclose(sum(values.values()), 1.0, abs_tol=1e-9):
+            raise InvalidSpec(f"stratum shares {values}: each from 0 to 1, summing to 1")
+
+    def quotas(self, rows: int) -> list[int]:
+        """Rows per reason (in :class:`Reason` order) for ``rows`` (largest remainders, reason order on ties)."""
+        exact = [getattr(self, r.label) * rows for r in Reason]
+        quota = [math.floor(v) for v in exact]
+        for k in sorted(range(len(exact)), key=lambda k: quota[k] - exact[k])[: rows - sum(quota)]:
+            quota[k] += 1
+        return quota
+
+
+@dataclass(frozen=True)
+class CubeErrorsConfig:
+    """Settings of a cube-decision data set; all but ``out``, ``decisions`` and ``block_rows`` must match on resume."""
+
+    out: Path
+    decisions: int = 2000  # rounded up to whole shards
+    per_shard: int = 20
+    weights: Path | None = None  # None: the shipped net
+    seed: int = 1
+    pool_games: int = 40
+    owned_share: float = 0.3
+    close_margin: float = 0.08
+    pwin_window: tuple[float, float] = (0.55, 0.98)
+    shares: Shares = field(default_factory=Shares)
+    rollout_cube: str = "gnubg"
+    until_se: float = 0.01
+    trials_cap: int = 2592
+    round_trials: int = 324
+    block_rows: int = BLOCK_ROWS
+
+    def __post_init__(self) -> None:
+        for name, low in (("decisions", 1), ("per_shard", 1), ("pool_games", 1), ("trials_cap", 2)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidSpec(f"{name.replace('_', ' ')} {value!r}: give an integer of at least {low}")
+        if not (isinstance(self.round_trials, int) and self.round_trials >= 2):
+            raise InvalidSpec(f"round trials {self.round_trials!r}: give an integer of at least 2")
+        if not 0 <= self.owned_share <= 1:
+            raise InvalidSpec(f"owned share {self.owned_share!r}: give a share from 0 to 1")
+        if not (math.isfinite(self.until_se) and self.until_se > 0):
+            raise InvalidSpec(f"until se {self.until_se!r}: give a positive number")
+        p_low, p_high = self.pwin_window
+        if not 0 <= p_low < p_high <= 1:
+            raise InvalidSpec(f"P(win) window {self.pwin_window!r}: give 0 <= low < high <= 1")
+        self.rollout_config(0)  # a bad rollout cube spec fails here, naming it
+
+    @property
+    def shards(self) -> int:
+        """Shards holding at least ``decisions`` decisions."""
+        return -(-self.decisions // self.per_shard)
+
+    @property
+    def weights_file(self) -> Path:
+        """The net's weights file."""
+        return self.weights if self.weights is not None else DEFAULT_WEIGHTS
+
+    def rollout_config(self, index: int) -> RolloutConfig:
+        """Shard ``index``'s rollout: cubeful money at 0 ply, luck-adjusted, own seed, ``trials_cap`` trials at most."""
+        return RolloutConfig(
+            trials=self.trials_cap,
+            plies=0,
+            cubeful=True,
+            cube=self.rollout_cube,
+            seed=rollout_seed(self.seed, index),
+            weights=None if self.weights is None else str(self.weights),
+            block_rows=self.block_rows,
+        )
+
+    def identity(self, weights_digest: str) -> dict[str, Any]:
+        """The settings that define the data (the manifest's record), with the net's SHA-256."""
+        return {
+            "weights": "shipped" if self.weights is None else str(self.weights),
+            "weights_sha256": weights_digest,
+            "per_shard": self.per_shard,
+            "pool": {
+                "games": self.pool_games,
+                "plies": 0,
+                "cubeless": True,
+                "owned_share": self.owned_share,
+                "close_margin": self.close_margin,
+                "pwin_window": list(self.pwin_window),
+                "draw_models": list(DRAW_MODELS),
+            },
+            "shares": asdict(self.shares),
+            "rollout": {
+                "cube": self.rollout_cube,
+                "plies": 0,
+                "variance_reduction": True,
+                "until_se": self.until_se,
+                "trials_cap": self.trials_cap,
+                "round_trials": self.round_trials,
+                "seed": self.seed,
+                "seed_rule": "shard i rolls out with seed rollout_seed(seed, i) (training.rollout_labels)",
+                "rules": "money, Jacoby off, beavers off",
+            },
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Models' decisions
+# --------------------------------------------------------------------------------------------
+
+
+def split_models(text: str) -> tuple[str, ...]:
+    """Cube specs from a comma-separated list; a bare number belongs to the spec before it (``janowski:X1,X2``).
+
+    Raises InvalidSpec naming the list when it is empty or starts with a number.
+    """
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        try:
+            float(piece)
+            number = True
+        except ValueError:
+            number = False
+        if number and specs:
+            specs[-1] += "," + piece
+        elif piece and not number:
+            specs.append(piece)
+        else:
+            raise InvalidSpec(f"--models {text!r}: expected comma-separated cube specs")
+    return tuple(specs)
+
+
+def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator]) -> Player:
+    """The tournament player of cube ``spec`` (the net at 0 ply); raises InvalidSpec naming the spec."""
+    player = make_player(net_spec(0, weights), spec, evaluators)
+    if getattr(player, "decider", True) is None:
+        raise InvalidSpec(f"cube spec {spec!r} never doubles: nothing to score")
+    return player
+
+
+def model_decisions(player: Player, boards: np.ndarray, owned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(doubles, takes) bool (n,): whether ``player`` doubles each board (side on roll, centred or its own cube),
+    and whether, doubled there, it takes (asked from the responder's side, as a tournament asks it)."""
+    states = np.where(owned, CubeState.OWNED, CubeState.CENTERED)
+    context = CubeContext.money(states)
+    actions = np.asarray(player.double_actions(boards, context))
+    answers = np.asarray(player.double_responses(flip_boards(boards), context))
+    takes = (answers == CubeResponse.TAKE) | (answers == CubeResponse.BEAVER)  # beavers off: a beaver is a take
+    return actions == CubeAction.DOUBLE, takes
+
+
+# --------------------------------------------------------------------------------------------
+# Pool and drawing
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Pool:
+    """A shard's candidate decisions (side on roll's view, before rolling) and their strata."""
+
+    boards: np.ndarray  # int8 (n, 26)
+    owned: np.ndarray  # bool (n,): the side on roll owns the cube (else centred)
+    games: np.ndarray  # int64 (n,)
+    reasons: np.ndarray  # int8 (n,): Reason, -1 outside every stratum
+    pwin: np.ndarray  # (n,) cubeless P(win), 0 ply
+    model: np.ndarray  # (n, 3) gnubg's model ND, DT, DP on the net's probabilities
+    games_played: int
+
+
+def self_play_positions(ev: Evaluator, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Boards (side on roll, before rolling; not opening rolls) of ``games`` cubeless 0-ply games, and their games."""
+    play = SelfPlay(rng, POOL_PARALLEL, games)
+    boards: list[np.ndarray] = []
+    numbers: list[np.ndarray] = []
+    for turn in play:
+        keep = ~turn.opening
+        boards.append(turn.boards[keep].copy())
+        numbers.append(turn.games[keep].copy())
+        turn.move(lambda b, d: best_children(ev, b, d))
+    return np.concatenate(boards), np.concatenate(numbers)
+
+
+def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], rng: np.random.Generator) -> Pool:
+    """Shard pool: every position of ``cfg.pool_games`` self-play games at a drawn cube state, with its stratum."""
+    boards, games = self_play_positions(ev, cfg.pool_games, rng)
+    live = phases(boards) != GamePhase.OVER
+    boards, games = boards[live], games[live]
+    owned = rng.random(len(boards)) < cfg.owned_share
+    probs = ev.evaluate_boards(boards)
+    states = np.where(owned, CubeState.OWNED, CubeState.CENTERED)
+    g = money_cube_decisions(boards, probs, states, jacoby=False, beavers=False)
+    nd, dt, dp = (np.asarray(x, np.float64) for x in (g.no_double, g.double_take, g.double_pass))
+    close = np.minimum(np.abs(nd - np.minimum(dt, dp)), np.abs(dt - dp)) <= cfg.close_margin
+    decisions = [model_decisions(p, boards, owned) for p in players]
+    doubles = np.array([d for d, _ in decisions])
+    takes = np.array([t for _, t in decisions])
+    disagree = (doubles.any(axis=0) & ~doubles.all(axis=0)) | (takes.any(axis=0) & ~takes.all(axis=0))
+    pwin = np.asarray(probs[:, 0], np.float64)
+    plausible = (pwin >= cfg.pwin_window[0]) & (pwin <= cfg.pwin_window[1])
+    reasons = np.full(len(boards), -1, np.int8)
+    reasons[plausible] = Reason.PLAUSIBLE
+    reasons[disagree] = Reason.DISAGREE
+    reasons[close] = Reason.CLOSE
+    return Pool(boards, owned, games, reasons, pwin, np.stack([nd, dt, dp], axis=1), cfg.pool_games)
+
+
+def draw(pool: Pool, shares: Shares, rows: int, rng: np.random.Generator) -> np.ndarray:
+    """Pool indices of ``rows`` decisions (fewer if the strata hold fewer): each stratum's quota drawn uniformly,
+    a stratum's shortfall taken from the others (in :class:`Reason` order)."""
+    members = [rng.permutation(np.flatnonzero(pool.reasons == r)) for r in Reason]
+    taken = [min(q, len(m)) for q, m in zip(shares.quotas(rows), members, strict=True)]
+    left = rows - sum(taken)
+    for k, m in enumerate(members):  # a shortfall goes to the strata with room, in Reason order
+        extra = min(left, len(m) - taken[k])
+        taken[k] += extra
+        left -= extra
+    return np.concatenate([m[:t] for m, t in zip(members, taken, strict=True)])
+
+
+# --------------------------------------------------------------------------------------------
+# Rollouts
+# --------------------------------------------------------------------------------------------
+
+
+def gnubg_id(board: np.ndarray, owned: bool) -> str:
+    """``POSITIONID:MATCHID`` of a money decision (side on roll, before rolling; cube 1 centred or 2 its own)."""
+    match = MatchState(cube=2 if owned else 1, cube_owner=0 if owned else None, on_roll=0, extra_bits=JACOBY_OFF_BIT)
+    return f"{Position.from_board(board).id}:{match.id}"
+
+
+def _renumbered(outcomes: TrialOutcomes, position: int) -> TrialOutcomes:
+    return replace(outcomes, position=np.full(len(outcomes.position), position, dtype=outcomes.position.dtype))
+
+
+def roll_out_decisions(
+    starts: Sequence[RolloutStart], cfg: CubeErrorsConfig, config: RolloutConfig
+) -> list[CubeDecisionRollout]:
+    """Each start's cube decision rolled out in rounds of ``cfg.round_trials``: a decision goes on (same dice)
+    while its ND or DT SE exceeds ``cfg.until_se`` and ``config.trials`` (the cap) is not reached."""
+    final: dict[int, CubeDecisionRollout] = {}
+    active = list(range(len(starts)))
+    done = 0
+    while active:
+        target = min(config.trials, done + cfg.round_trials)
+        previous = None
+        if done:
+            previous = TrialOutcomes.concatenate(
+                [
+                    _renumbered(o, 2 * j + b)
+                    for j, i in enumerate(active)
+                    for b, o in enumerate((final[i].no_double.outcomes, final[i].double_take.outcomes))
+                ]
+            )
+        rolled, _ = run_cube_decisions(
+            [starts[i] for i in active], replace(config, trials=target), progress=False, previous=previous
+        )
+        for i, d in zip(active, rolled, strict=True):
+            final[i] = d
+        done = target
+        if done >= config.trials:
+            break
+        active = [i for i in active if any(f.se is None or f.se > cfg.until_se for f in final[i].figures[:2])]
+    return [final[i] for i in range(len(starts))]
+
+
+@dataclass
+class DecisionShard:
+    """One shard: drawn money cube decisions (doubler's view, points per initial cube), their rollouts and pool."""
+
+    boards: np.ndarray  # int8 (n, 26)
+    owned: np.ndarray  # bool (n,)
+    reasons: np.ndarray  # int8 (n,)
+    games: np.ndarray  # int64 (n,): the pool game each came from
+    pwin: np.ndarray  # (n,)
+    model: np.ndarray  # (n, 3): gnubg's model ND, DT, DP on the net's probabilities
+    nd: np.ndarray  # (n,) rollout no double
+    nd_se: np.ndarray
+    dt: np.ndarray  # (n,) rollout double/take (per initial cube)
+    dt_se: np.ndarray
+    margin: np.ndarray  # (n,) min(DT, DP) - ND
+    margin_se: np.ndarray  # its paired SE
+    gammons: np.ndarray  # bool (n,): the rollout saw gammons (gnubg's "too good" needs them)
+    trials: np.ndarray  # int64 (n,) trials per branch
+    pool_counts: np.ndarray  # int64 (3,): pool decisions per Reason
+    pool_games: np.ndarray  # int64 (1,)
+    pool_positions: np.ndarray  # int64 (1,): pool decisions in all (strata or not)
+    cpu_seconds: np.ndarray  # (2,): process CPU seconds drawing and rolling out
+
+    ARRAYS = (
+        "boards", "owned", "reasons", "games", "pwin", "model", "nd", "nd_se", "dt", "dt_se", "margin",
+        "margin_se", "gammons", "trials", "pool_counts", "pool_games", "pool_positions", "cpu_seconds",
+    )  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    def to_bytes(self) -> bytes:
+        """The shard as .npz bytes."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
+        return buffer.getvalue()
+
+    @classmethod
+    def read(cls, path: Path) -> DecisionShard:
+        """Read a shard; raises JumpgammonError naming the file if it is not one."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                shard = cls(*(z[name] for name in cls.ARRAYS))
+        except (OSError, KeyError, ValueError, EOFError) as exc:
+            raise JumpgammonError(f"{path}: not a cube-decision shard ({exc})") from None
+        if shard.boards.ndim != 2 or any(len(getattr(shard, n)) != len(shard) for n in cls.ARRAYS[1:14]):
+            raise JumpgammonError(f"{path}: shard arrays of inconsistent lengths")
+        return shard
+
+    @staticmethod
+    def concatenate(shards: Sequence[DecisionShard]) -> DecisionShard:
+        """The shards as one (rows in order; pool counts summed, CPU seconds summed)."""
+        rows = {n: np.concatenate([getattr(s, n) for s in shards]) for n in DecisionShard.ARRAYS[:14]}
+        sums = {n: np.sum([getattr(s, n) for s in shards], axis=0) for n in DecisionShard.ARRAYS[14:]}
+        return DecisionShard(**rows, **sums)
+
+
+def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
+    """Shard ``index``: a function of the settings, ``(seed, index)`` and the net."""
+    started = time.process_time()
+    evaluators: dict[str, Evaluator] = {}
+    ev = load_evaluator(cfg.weights_file)
+    players = [model_player(s, cfg.weights, evaluators) for s in DRAW_MODELS]
+    rng = np.random.default_rng([cfg.seed, index])
+    pool = build_pool(ev, cfg, players, rng)
+    chosen = draw(pool, cfg.shares, cfg.per_shard, rng)
+    drawn = time.process_time()
+    starts = [RolloutStart.parse(gnubg_id(pool.boards[i], bool(pool.owned[i]))) for i in chosen]
+    rolled = roll_out_decisions(starts, cfg, cfg.rollout_config(index)) if starts else []
+    figures = [d.figures for d in rolled]
+    margins = [d.margin for d in rolled]
+    return DecisionShard(
+        boards=pool.boards[chosen],
+        owned=pool.owned[chosen],
+        reasons=pool.reasons[chosen],
+        games=pool.games[chosen],
+        pwin=pool.pwin[chosen],
+        model=pool.model[chosen],
+        nd=np.array([f[0].value for f in figures], np.float64),
+        nd_se=np.array([f[0].se for f in figures], np.float64),
+        dt=np.array([f[1].value for f in figures], np.float64),
+        dt_se=np.array([f[1].se for f in figures], np.float64),
+        margin=np.array([m.value for m in margins], np.float64),
+        margin_se=np.array([m.se for m in margins], np.float64),
+        gammons=np.array([bool(d.no_double.raw.probabilities[1] > 0.0) for d in rolled], bool),
+        trials=np.array([d.trials for d in rolled], np.int64),
+        pool_counts=np.array([(pool.reasons == r).sum() for r in Reason], np.int64),
+        pool_games=np.array([pool.games_played], np.int64),
+        pool_positions=np.array([len(pool.boards)], np.int64),
+        cpu_seconds=np.array([drawn - started, time.process_time() - drawn]),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The data set: folder, manifest, where shards are made
+# --------------------------------------------------------------------------------------------
+
+
+def shard_path(out: Path, index: int) -> Path:
+    """The file of shard ``index``."""
+    return out / SHARD_FORMAT.format(index)
+
+
+def _worker_shard(cfg: CubeErrorsConfig, index: int) -> tuple[int, DecisionShard]:
+    return index, make_shard(cfg, index)
+
+
+def _made_shards(
+    cfg: CubeErrorsConfig, todo: list[int], workers: int, ray_address: str | None
+) -> Iterator[tuple[int, DecisionShard]]:
+    """Each shard of ``todo`` as it is finished: here, in worker processes or as Ray tasks."""
+    if ray_address is not None:
+        ray = connect_ray(ray_address)
+        task = ray.remote(_worker_shard)
+        width = max(workers, int(ray.cluster_resources().get("CPU", 1)))
+        waiting = list(reversed(todo))
+        pending: list[Any] = []
+        while pending or waiting:
+            while waiting and len(pending) < width:
+                pending.append(task.remote(cfg, waiting.pop()))
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    elif workers > 1 and len(todo) > 1:
+        results: queue.SimpleQueue[tuple[int, DecisionShard] | BaseException] = queue.SimpleQueue()
+        with worker_pool(min(workers, len(todo))) as pool:
+            for index in todo:
+                pool.apply_async(_worker_shard, (cfg, index), callback=results.put, error_callback=results.put)
+            for _ in todo:
+                item = results.get()
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+    else:
+        for index in todo:
+            yield _worker_shard(cfg, index)
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise JumpgammonError(f"{path}: not a cube-decision manifest ({exc})") from None
+    if not isinstance(saved, dict) or saved.get("format") != FORMAT or not isinstance(saved.get("identity"), dict):
+        raise JumpgammonError(f"{path}: not a cube-decision manifest (format {FORMAT!r} expected)")
+    return saved
+
+
+def _write_manifest(path: Path, identity: dict[str, Any], shards: int, done: int) -> None:
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "perspective": "the doubler (side on roll, before rolling); points per initial cube",
+        "identity": identity,
+        "shards_target": shards,
+        "shards_done": done,
+    }
+    write_atomic(path, (json.dumps(manifest, indent=1) + "\n").encode())
+
+
+def collect(cfg: CubeErrorsConfig, workers: int = 1, ray_address: str | None = None, progress: bool = True) -> int:
+    """Write shards ``0 .. cfg.shards - 1`` into ``cfg.out`` (those there are kept); returns the shards made now.
+
+    The manifest records the settings and the net's digest; a folder of other settings is refused.
+    """
+    check_out_folder(cfg.out)
+    if workers < 1:
+        raise InvalidSpec(f"workers {workers!r}: give at least 1")
+    load_evaluator(cfg.weights_file)  # a file that is not a net fails here
+    identity = cfg.identity(sha256_hex(cfg.weights_file))
+    manifest = cfg.out / MANIFEST
+    if manifest.is_file():
+        saved = _read_manifest(manifest)["identity"]
+        saved["weights"] = identity["weights"]  # the same net under another path: the digest decides
+        if saved != identity:
+            diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
+            raise JumpgammonError(f"{cfg.out}: its decisions were drawn with other settings ({', '.join(diff)})")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    todo = []
+    for index in range(cfg.shards):
+        path = shard_path(cfg.out, index)
+        remove_stale_temporaries(path)
+        if not path.is_file():
+            todo.append(index)
+    done = cfg.shards - len(todo)
+    _write_manifest(manifest, identity, cfg.shards, done)
+    bar = tqdm(total=cfg.shards, initial=done, unit="shard", disable=not progress, file=sys.stderr)
+    made = 0
+    try:
+        for index, shard in _made_shards(cfg, todo, workers, ray_address):
+            write_atomic(shard_path(cfg.out, index), shard.to_bytes())
+            made += 1
+            _write_manifest(manifest, identity, cfg.shards, done + made)
+            bar.update(1)
+    finally:
+        bar.close()
+    return made
+
+
+def read_shards(out: Path, shards: int | None = None) -> DecisionShard | None:
+    """Shards ``0 .. shards - 1`` of a folder as one (all there with None); None when it holds none."""
+    paths = sorted(out.glob("decisions_*.npz"))
+    if shards is not None:
+        paths = [p for p in paths if p.name < SHARD_FORMAT.format(shards)]
+    if not paths:
+        return None
+    return DecisionShard.concatenate([DecisionShard.read(p) for p in paths])
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One model's errors at one decision (doubler's view, points per initial cube; 0: right)."""
+
+    double_error: float
+    double_kind: ErrorKind
+    take_error: float
+    take_kind: ErrorKind
+
+
+def judge(nd: float, dt: float, gammons: bool, doubles: bool, takes: bool) -> Judged:
+    """The cost of a doubler's choice ``doubles`` and of a responder's ``takes`` against the rolled-out ND and DT
+    (DP = +1), as gnubg's analysis counts them: the double judged with the proper response (gnubg's rule)."""
+    proper = decide(nd, dt, 1.0, gammons=gammons, beavers=False)
+    chosen = min(dt, 1.0) if doubles else nd
+    double_error = max(proper.best - chosen, 0.0)
+    double_kind = ErrorKind.NONE
+    if double_error > 0.0:
+        double_kind = ErrorKind.WRONG_DOUBLE if doubles else ErrorKind.MISSED_DOUBLE
+    proper_takes = dt < 1.0
+    take_error = abs(1.0 - dt) if takes != proper_takes else 0.0
+    take_kind = ErrorKind.NONE
+    if take_error > 0.0:
+        take_kind = ErrorKind.WRONG_TAKE if takes else ErrorKind.WRONG_PASS
+    return Judged(double_error, double_kind, take_error, take_kind)
+
+
+def _mean_se(values: np.ndarray) -> tuple[float, float | None]:
+    if len(values) == 0:
+        return float("nan"), None
+    se = float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else None
+    return float(values.mean()), se
+
+
+def _milli(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(1000 * value, 2)
+
+
+def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> dict[str, Any]:
+    """One model's errors over the decisions of ``data`` (its ``doubles`` and ``takes`` per decision).
+
+    A take counts where a double is offered: the rollout's proper action doubles or the model itself
+    doubles. Toss-ups (a margin within 2 SEs of zero) count at their point estimate; ``excluding_tossups``
+    repeats the figures without them. Per 500 games weighs each stratum's mean error by its pool rate.
+    """
+    n = len(data)
+    judged = [
+        judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), bool(doubles[i]), bool(takes[i]))
+        for i in range(n)
+    ]
+    offered = (
+        np.array(
+            [
+                decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])).action == CubeAction.DOUBLE
+                for i in range(n)
+            ]
+        )
+        | doubles
+    )
+    double_err = np.array([j.double_error for j in judged])
+    take_err = np.where(offered, [j.take_error for j in judged], 0.0)
+    total = double_err + take_err
+    take_margin_se = data.dt_se
+    double_toss = np.abs(data.margin) < 2 * data.margin_se
+    take_toss = offered & (np.abs(1.0 - data.dt) < 2 * data.dt_se)
+    toss = double_toss | take_toss
+    # the rollout's noise in the errors: a wrong choice costs its margin, known to the margin's SE
+    noise = np.where(double_err > 0, data.margin_se, 0.0) ** 2 + np.where(take_err > 0, take_margin_se, 0.0) ** 2
+    kinds = [j.double_kind for j in judged] + [j.take_kind for j, o in zip(judged, offered, strict=True) if o]
+
+    def figures(mask: np.ndarray, per_games: bool = True) -> dict[str, Any]:
+        m, se = _mean_se(total[mask])
+        d, d_se = _mean_se(double_err[mask])
+        t, t_se = _mean_se(take_err[mask])
+        count = int(mask.sum())
+        return {
+            "decisions": count,
+            "mp_per_decision": _milli(m),
+            "se": _milli(se),
+            "rollout_se": _milli(math.sqrt(noise[mask].sum()) / count) if count else None,
+            "double_mp_per_decision": _milli(d),
+            "double_se": _milli(d_se),
+            "take_mp_per_decision": _milli(t),
+            "take_se": _milli(t_se),
+            "per_500_games": _per_games(data, total, mask) if per_games else None,
+        }
+
+    counts = {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
+    tossup_counts = {
+        "double": int(double_toss.sum()),
+        "take": int(take_toss.sum()),
+        "wrong_at_tossups": int(((double_err > 0) & double_toss).sum() + ((take_err > 0) & take_toss).sum()),
+    }
+    return {
+        **figures(np.ones(n, bool)),
+        "takes_offered": int(offered.sum()),
+        "errors": counts,
+        "tossups": tossup_counts,
+        "excluding_tossups": figures(~toss),
+        "by_reason": {r.label: figures(data.reasons == r, False) for r in Reason if (data.reasons == r).any()},
+    }
+
+
+def _per_games(data: DecisionShard, total: np.ndarray, mask: np.ndarray) -> dict[str, Any] | None:
+    """Points per 500 games: each stratum's mean error (rows in ``mask``) times its decisions per game, summed."""
+    games = int(data.pool_games.sum())
+    value = variance = 0.0
+    for r in Reason:
+        rate = data.pool_counts[r] / games
+        rows = total[mask & (data.reasons == r)]
+        if rate == 0:
+            continue
+        if len(rows) == 0:
+            return None  # a stratum met in play but not drawn: no estimate
+        m, se = _mean_se(rows)
+        value += rate * m
+        variance += (rate * (se or 0.0)) ** 2
+    return {"points": round(500 * value, 4), "se": round(500 * math.sqrt(variance), 4)}
+
+
+def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> dict[str, Any]:
+    """Every model's errors over ``data`` (:func:`score_model`), keyed by its spec; also the decisions' own table."""
+    evaluators: dict[str, Evaluator] = {}
+    out: dict[str, Any] = {}
+    decisions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for spec in models:
+        player = model_player(spec, weights, evaluators)
+        decisions[spec] = model_decisions(player, data.boards, data.owned)
+        out[spec] = score_model(data, *decisions[spec])
+    return {"models": out, "decisions": _decision_rows(data, decisions)}
+
+
+def _decision_rows(data: DecisionShard, decisions: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[dict[str, Any]]:
+    rows = []
+    for i in range(len(data)):
+        proper = decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i]))
+        state = CubeState.OWNED if data.owned[i] else CubeState.CENTERED
+        rows.append(
+            {
+                "id": gnubg_id(data.boards[i], bool(data.owned[i])),
+                "cube": str(state),
+                "reason": Reason(int(data.reasons[i])).label,
+                "nd": round(float(data.nd[i]), 4),
+                "nd_se": round(float(data.nd_se[i]), 4),
+                "dt": round(float(data.dt[i]), 4),
+                "dt_se": round(float(data.dt_se[i]), 4),
+                "margin_se": round(float(data.margin_se[i]), 4),
+                "trials": int(data.trials[i]),
+                "proper": str(proper_action(proper.action, proper.response, state, optional=proper.optional)),
+                "models": {s: [bool(d[i]), bool(t[i])] for s, (d, t) in decisions.items()},
+            }
+        )
+    return rows
+
+
+def summary(data: DecisionShard, cfg: CubeErrorsConfig) -> dict[str, Any]:
+    """The data set's counts, trials, SEs and compute (process CPU seconds per decision)."""
+    games = int(data.pool_games.sum())
+    cpu = data.cpu_seconds.astype(float)
+    n = len(data)
+    per_trial = float(cpu[1]) / float(data.trials.sum())
+    # trials a decision needs for both SEs at the target (SE falls as 1/sqrt(trials)), a round at least
+    needed = np.maximum(data.trials * (np.maximum(data.nd_se, data.dt_se) / cfg.until_se) ** 2, cfg.round_trials)
+    return {
+        "decisions": n,
+        "by_reason": {r.label: int((data.reasons == r).sum()) for r in Reason},
+        "owned": int(data.owned.sum()),
+        "pool": {
+            "games": games,
+            "decisions_per_game": {r.label: round(float(data.pool_counts[r]) / games, 3) for r in Reason},
+            "positions_per_game": round(float(data.pool_positions.sum()) / games, 2),
+        },
+        "trials_per_branch": {"mean": round(float(data.trials.mean()), 1), "max": int(data.trials.max())},
+        "se": {
+            "nd_mean": round(float(data.nd_se.mean()), 4),
+            "dt_mean": round(float(data.dt_se.mean()), 4),
+            "margin_mean": round(float(data.margin_se.mean()), 4),
+            "at_target": int(((data.nd_se <= cfg.until_se) & (data.dt_se <= cfg.until_se)).sum()),
+        },
+        "cpu_seconds": {
+            "drawing": round(float(cpu[0]), 1),
+            "rollouts": round(float(cpu[1]), 1),
+            "per_decision": round(float(cpu.sum()) / n, 2),
+            "rollout_per_decision_trial": round(per_trial, 5),
+        },
+        "projected": {
+            "until_se": cfg.until_se,
+            "trials_per_branch_mean": round(float(needed.mean()), 0),
+            "trials_per_branch_median": round(float(np.median(needed)), 0),
+            "cpu_seconds_per_decision": round(float(cpu[0]) / n + per_trial * float(needed.mean()), 1),
+            "core_hours_for_2000": round(2000 * (float(cpu[0]) / n + per_trial * float(needed.mean())) / 3600, 1),
+            "rule": "each decision's trials times (max(ND SE, DT SE) / until_se)^2, at the measured CPU s a trial",
+        },
+    }
+
+
+def run_cube_errors(
+    cfg: CubeErrorsConfig,
+    models: Sequence[str],
+    workers: int = 1,
+    ray_address: str | None = None,
+    play: bool = True,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Draw and roll out the missing shards (unless ``play`` is False), score ``models``; the result (JSON-ready).
+
+    A run writes ``result.json`` to ``cfg.out``; a report (``play`` False) writes nothing and reads the
+    shards there, else the committed ``result.json``. Raises ValueError for a folder with neither.
+    """
+    for spec in models:
+        make_player(net_spec(0, cfg.weights), spec, {})  # a bad spec fails before any work
+    if play:
+        collect(cfg, workers, ray_address, progress)
+    data = read_shards(cfg.out, cfg.shards if play else None)
+    if data is None:
+        if not play and (committed := committed_result(cfg.out)) is not None:
+            return committed
+        raise nothing_played(cfg.out)
+    manifest = cfg.out / MANIFEST
+    identity = (
+        _read_manifest(manifest)["identity"] if manifest.is_file() else cfg.identity(sha256_hex(cfg.weights_file))
+    )
+    result = {
+        "experiment": "cube-errors",
+        "perspective": "the doubler (side on roll); milli-points per initial cube; per 500 games in points",
+        "identity": identity,
+        "summary": summary(data, cfg),
+        **score(data, models, cfg.weights),
+    }
+    if play:
+        write_atomic(cfg.out / RESULT_FILE, (json.dumps(result, indent=1) + "\n").encode())
+    return result

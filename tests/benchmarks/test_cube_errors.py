@@ -1,0 +1,269 @@
+"""Cube error rates against rollouts: classification, drawing, shards that resume, scoring and the command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.experiments.cube_errors import (
+    DEFAULT_MODELS,
+    CubeErrorsConfig,
+    DecisionShard,
+    ErrorKind,
+    Pool,
+    Reason,
+    Shares,
+    collect,
+    draw,
+    gnubg_id,
+    judge,
+    read_shards,
+    run_cube_errors,
+    shard_path,
+    split_models,
+)
+from engine.errors import InvalidSpec, JumpgammonError
+from engine.position import Position
+
+N, WD, MD, WT, WP = (
+    ErrorKind.NONE,
+    ErrorKind.WRONG_DOUBLE,
+    ErrorKind.MISSED_DOUBLE,
+    ErrorKind.WRONG_TAKE,
+    ErrorKind.WRONG_PASS,
+)
+
+# (ND, DT per initial cube, doubler's view; gammons; the model doubles; the model takes) ->
+# (double error, its kind, take error, its kind); DP = +1.
+JUDGE_CASES = [
+    # no double, take: doubling gives up ND - DT; passing gives up DP - DT
+    (0.50, 0.40, True, True, True, 0.10, WD, 0.0, N),
+    (0.50, 0.40, True, False, False, 0.0, N, 0.60, WP),
+    # double, take: not doubling misses DT - ND
+    (0.50, 0.70, True, False, True, 0.20, MD, 0.0, N),
+    (0.50, 0.70, True, True, True, 0.0, N, 0.0, N),
+    # double, pass: not doubling misses DP - ND; a take gives the doubler DT - DP
+    (0.80, 1.30, True, False, True, 0.20, MD, 0.30, WT),
+    (0.80, 1.30, True, True, False, 0.0, N, 0.0, N),
+    # too good to double, pass: doubling cashes 1 instead of ND
+    (1.20, 1.50, True, True, False, 0.20, WD, 0.0, N),
+    (1.20, 1.50, True, False, False, 0.0, N, 0.0, N),
+    # too good, take (DT below DP and below ND): doubling gives up ND - DT
+    (1.05, 0.95, True, True, True, 0.10, WD, 0.0, N),
+    # ND above DP: too good with gammons; without them gnubg calls it double/pass and neither choice costs
+    (1.10, 1.40, True, True, False, 0.10, WD, 0.0, N),
+    (1.10, 1.40, False, True, False, 0.0, N, 0.0, N),
+    (1.10, 1.40, False, False, False, 0.0, N, 0.0, N),
+]
+
+
+@pytest.mark.parametrize(
+    ("nd", "dt", "gammons", "doubles", "takes", "double_error", "double_kind", "take_error", "take_kind"), JUDGE_CASES
+)
+def test_judge_classifies_as_gnubgs_analysis(
+    nd: float,
+    dt: float,
+    gammons: bool,
+    doubles: bool,
+    takes: bool,
+    double_error: float,
+    double_kind: ErrorKind,
+    take_error: float,
+    take_kind: ErrorKind,
+) -> None:
+    j = judge(nd, dt, gammons, doubles, takes)
+    assert j.double_error == pytest.approx(double_error) and j.double_kind is double_kind
+    assert j.take_error == pytest.approx(take_error) and j.take_kind is take_kind
+
+
+def test_quotas_sum_to_the_rows_and_follow_the_shares() -> None:
+    assert Shares().quotas(20) == [10, 6, 4]
+    assert sum(Shares().quotas(7)) == 7
+    assert Shares(close=1.0, disagree=0.0, plausible=0.0).quotas(5) == [5, 0, 0]
+    with pytest.raises(InvalidSpec):
+        Shares(close=0.5, disagree=0.5, plausible=0.5)
+
+
+def _pool(reasons: list[int]) -> Pool:
+    n = len(reasons)
+    return Pool(
+        boards=np.zeros((n, 26), np.int8),
+        owned=np.zeros(n, bool),
+        games=np.arange(n),
+        reasons=np.array(reasons, np.int8),
+        pwin=np.full(n, 0.6),
+        model=np.zeros((n, 3)),
+        games_played=1,
+    )
+
+
+def test_draw_fills_each_quota_from_its_stratum_and_passes_a_shortfall_on() -> None:
+    pool = _pool([0] * 30 + [1] * 2 + [2] * 30 + [-1] * 30)
+    chosen = draw(pool, Shares(), 20, np.random.default_rng(0))
+    reasons = pool.reasons[chosen]
+    assert len(set(chosen.tolist())) == 20 and (reasons >= 0).all()
+    # disagree holds 2 of its 6: the 4 left go to close (the first stratum with room)
+    assert [(reasons == r).sum() for r in Reason] == [14, 2, 4]
+    small = draw(_pool([0, 0, -1]), Shares(), 20, np.random.default_rng(0))
+    assert sorted(small.tolist()) == [0, 1]
+
+
+def test_split_models_keeps_a_two_number_janowski_whole() -> None:
+    assert split_models("janowski:0.6,0.8, jump:0.08,gnubg") == ("janowski:0.6,0.8", "jump:0.08", "gnubg")
+    for bad in ("", "0.5,gnubg", "gnubg,,jump-local"):
+        with pytest.raises(InvalidSpec):
+            split_models(bad)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"per_shard": 0}, {"owned_share": 1.5}, {"until_se": 0.0}, {"pwin_window": (0.9, 0.5)}, {"rollout_cube": "bogus"}],
+)
+def test_bad_settings_are_refused(changes: dict[str, object], tmp_path: Path) -> None:
+    with pytest.raises(InvalidSpec):
+        CubeErrorsConfig(out=tmp_path, **changes)  # type: ignore[arg-type]
+
+
+def test_a_decision_id_reads_back_as_the_rollout_start() -> None:
+    from arena.rollout import RolloutStart
+
+    board = Position.initial().array
+    start = RolloutStart.parse(gnubg_id(board, True))
+    assert start.cube == 2 and start.owner == 0 and not start.jacoby and start.score is None
+    centred = RolloutStart.parse(gnubg_id(board, False))
+    assert centred.cube == 1 and centred.owner is None
+
+
+# --- a tiny data set, made once: drawing, rounds, shards, resume, scoring ------------------------
+
+
+def _tiny(out: Path, **changes: object) -> CubeErrorsConfig:
+    settings: dict[str, object] = {
+        "decisions": 3,
+        "per_shard": 3,
+        "pool_games": 6,
+        "trials_cap": 72,
+        "round_trials": 36,
+        "until_se": 0.05,
+    }
+    settings.update(changes)
+    return CubeErrorsConfig(out=out, **settings)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cube-errors") / "cube-errors"
+    assert collect(_tiny(out), progress=False) == 1
+    return out
+
+
+def test_a_shard_holds_rolled_out_decisions_of_its_strata(tiny: Path) -> None:
+    data = read_shards(tiny)
+    assert data is not None and len(data) == 3
+    assert set(data.reasons.tolist()) <= {int(r) for r in Reason}
+    assert ((data.trials == 36) | (data.trials == 72)).all()
+    # a decision stops after a round only once both its SEs are at the target
+    early = data.trials == 36
+    assert (data.nd_se[early] <= 0.05).all() and (data.dt_se[early] <= 0.05).all()
+    assert (data.nd_se[~early] > 0.05).any() or (data.dt_se[~early] > 0.05).any() or not (~early).any()
+    assert data.pool_games.sum() == 6 and data.pool_counts.sum() <= data.pool_positions.sum()
+    assert (data.cpu_seconds > 0).all()
+    manifest = json.loads((tiny / "manifest.json").read_text())
+    assert manifest["shards_done"] == 1 and len(manifest["identity"]["weights_sha256"]) == 64
+
+
+def test_a_rerun_writes_only_missing_shards_and_the_same_ones_again(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(tiny, out)
+    assert collect(_tiny(out), progress=False) == 0
+    first = DecisionShard.read(shard_path(out, 0))
+    shard_path(out, 0).unlink()
+    assert collect(_tiny(out), progress=False) == 1
+    again = DecisionShard.read(shard_path(out, 0))
+    for name in DecisionShard.ARRAYS:
+        if name != "cpu_seconds":
+            assert np.array_equal(getattr(first, name), getattr(again, name)), name
+    with pytest.raises(JumpgammonError, match="other settings"):
+        collect(_tiny(out, pool_games=7), progress=False)
+
+
+def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cube-errors"
+    shutil.copytree(tiny, out)
+    result = run_cube_errors(_tiny(out), ("janowski:0.7", "gnubg"), play=False)
+    assert not (out / "result.json").exists()  # a report writes nothing
+    data = read_shards(out)
+    assert data is not None
+    rows = result["decisions"]
+    for spec, m in result["models"].items():
+        total = 0.0
+        kinds: list[ErrorKind] = []
+        clear = 0
+        for i, row in enumerate(rows):
+            doubles, takes = row["models"][spec]
+            j = judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), doubles, takes)
+            offered = doubles or row["proper"].startswith(("Double", "Redouble", "Optional"))
+            total += j.double_error + (j.take_error if offered else 0.0)
+            kinds += [j.double_kind] + ([j.take_kind] if offered else [])
+            toss = abs(data.margin[i]) < 2 * data.margin_se[i] or (offered and abs(1 - data.dt[i]) < 2 * data.dt_se[i])
+            clear += not toss
+        assert m["mp_per_decision"] == pytest.approx(1000 * total / len(rows), abs=0.01)
+        assert m["errors"] == {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
+        assert m["excluding_tossups"]["decisions"] == clear
+    written = run_cube_errors(_tiny(out), ("gnubg",))
+    assert (out / "result.json").exists() and written["summary"]["decisions"] == 3
+
+
+@pytest.mark.slow
+def test_worker_processes_make_the_shards_one_process_makes(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "workers"
+    assert collect(_tiny(out, decisions=6), workers=2, progress=False) == 2
+    one, two = DecisionShard.read(shard_path(tiny, 0)), DecisionShard.read(shard_path(out, 0))
+    for name in DecisionShard.ARRAYS:
+        if name != "cpu_seconds":
+            assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert json.loads((out / "manifest.json").read_text())["shards_done"] == 2
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", "experiment", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--models", ""],
+        ["--models", "bogus"],
+        ["--models", "0.5"],
+        ["--decisions", "0"],
+        ["--trials-cap", "1"],
+        ["--until-se", "0"],
+    ],
+)
+def test_bad_cube_errors_arguments_are_one_line_errors(args: list[str], tmp_path: Path) -> None:
+    run = _cli("cube-errors", "--out", str(tmp_path), *args, "--json")
+    assert run.returncode == 2
+    assert set(json.loads(run.stdout)) == {"error"}
+    assert not (tmp_path / "cube-errors").exists()
+
+
+def test_a_report_of_nothing_is_an_error_and_a_report_reads_the_shards(tiny: Path, tmp_path: Path) -> None:
+    run = _cli("cube-errors", "--report", "--out", str(tmp_path))
+    assert run.returncode == 2 and "nothing played yet" in run.stderr
+    shutil.copytree(tiny, tmp_path / "cube-errors")
+    before = sorted(p.name for p in (tmp_path / "cube-errors").iterdir())
+    run = _cli("cube-errors", "--report", "--out", str(tmp_path), "--models", "gnubg", "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert list(result["models"]) == ["gnubg"] and result["summary"]["decisions"] == 3
+    assert sorted(p.name for p in (tmp_path / "cube-errors").iterdir()) == before
+
+
+def test_the_default_models_are_the_ones_compared() -> None:
+    assert DEFAULT_MODELS == ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
