@@ -6,13 +6,16 @@ Shard ``i`` is a function of the settings, ``(seed, i)`` and the net alone:
 1. **Pool.** ``pool_games`` cubeless 0-ply self-play games of the net (seed ``[seed, i]``); every
    position met before a roll (the opening roll's excepted) is asked at a cube state drawn at
    random: the side on roll's own cube (cube 2) with chance ``owned_share``, else centred.
-2. **Strata** (:class:`Reason`, disjoint, in this order): ``close``, where gnubg's model on the
+2. **Strata** (:class:`Reason`, disjoint; a position in several goes to the first of
+   ``disagree``, ``close``, ``plausible``): ``disagree``, where the draw models
+   (:data:`DRAW_MODELS`) differ on the double or the take; ``close``, where gnubg's model on the
    net's 0-ply probabilities is within ``close_margin`` of switching (|ND - min(DT, DP)| or
-   |DT - DP|); ``disagree``, where the draw models (:data:`DRAW_MODELS`) differ on the double or
-   the take; ``plausible``, the rest with cubeless P(win) in ``pwin_window``. Each stratum's
+   |DT - DP|); ``plausible``, the rest with cubeless P(win) in ``pwin_window``. Each stratum's
    quota of the shard's ``per_shard`` decisions is drawn uniformly from it (a stratum short of
-   its quota gives the rest to the next), and its pool count per game is kept: the rate of such
-   decisions per game, which turns errors per decision into errors per game.
+   its quota passes the rest on), and its pool count per game is kept: the rate of such
+   decisions per game, which turns errors per decision into errors per game. Positions outside
+   every stratum (all models agree, far from gnubg's thresholds, P(win) outside the window) are
+   not drawn: their errors are taken as 0.
 3. **Rollout.** Every decision's no double and double/take branches by
    :func:`arena.rollout_cube.run_cube_decisions`: 0 ply, luck-adjusted, the later cube actions
    by ``rollout_cube`` (gnubg's model by default), shared dice (the shard's own seed). Rounds of
@@ -21,8 +24,9 @@ Shard ``i`` is a function of the settings, ``(seed, i)`` and the net alone:
 
 Scoring (:func:`score`) asks each model spec's tournament player (the shipped net at 0 ply,
 :func:`players.specs.make_player`) its action and, from the responder's side, its answer to a
-double, and compares them with the rollout (gnubg's rule, :func:`cube.actions.decide`). Every
-figure is from the doubler's (side on roll's) view, in points per initial cube.
+double, and compares them with the rollout (gnubg's rule, :func:`cube.actions.decide`); models
+are also compared pairwise on the same decisions. Every figure is from the doubler's (side on
+roll's) view, in points per initial cube.
 """
 
 from __future__ import annotations
@@ -135,7 +139,7 @@ class CubeErrorsConfig:
     shares: Shares = field(default_factory=Shares)
     rollout_cube: str = "gnubg"
     until_se: float = 0.01
-    trials_cap: int = 2592
+    trials_cap: int = 5184
     round_trials: int = 324
     block_rows: int = BLOCK_ROWS
 
@@ -191,6 +195,7 @@ class CubeErrorsConfig:
                 "close_margin": self.close_margin,
                 "pwin_window": list(self.pwin_window),
                 "draw_models": list(DRAW_MODELS),
+                "precedence": "disagree, close, plausible",
             },
             "shares": asdict(self.shares),
             "rollout": {
@@ -302,8 +307,8 @@ def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], 
     plausible = (pwin >= cfg.pwin_window[0]) & (pwin <= cfg.pwin_window[1])
     reasons = np.full(len(boards), -1, np.int8)
     reasons[plausible] = Reason.PLAUSIBLE
-    reasons[disagree] = Reason.DISAGREE
     reasons[close] = Reason.CLOSE
+    reasons[disagree] = Reason.DISAGREE  # first: where the models part, their errors differ
     return Pool(boards, owned, games, reasons, pwin, np.stack([nd, dt, dp], axis=1), cfg.pool_games)
 
 
@@ -617,6 +622,23 @@ def _milli(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(1000 * value, 2)
 
 
+def _errors(
+    data: DecisionShard, doubles: np.ndarray, takes: np.ndarray
+) -> tuple[list[Judged], np.ndarray, np.ndarray, np.ndarray]:
+    """Each decision judged (:func:`judge`), whether a double is offered there (the rollout's proper action
+    doubles or the model does), the double errors and the take errors where offered (0 elsewhere)."""
+    n = len(data)
+    judged = [
+        judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), bool(doubles[i]), bool(takes[i]))
+        for i in range(n)
+    ]
+    proper_doubles = [decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])).action for i in range(n)]
+    offered = (np.array(proper_doubles) == CubeAction.DOUBLE) | doubles
+    double_err = np.array([j.double_error for j in judged])
+    take_err = np.where(offered, [j.take_error for j in judged], 0.0)
+    return judged, offered, double_err, take_err
+
+
 def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> dict[str, Any]:
     """One model's errors over the decisions of ``data`` (its ``doubles`` and ``takes`` per decision).
 
@@ -625,21 +647,7 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
     repeats the figures without them. Per 500 games weighs each stratum's mean error by its pool rate.
     """
     n = len(data)
-    judged = [
-        judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), bool(doubles[i]), bool(takes[i]))
-        for i in range(n)
-    ]
-    offered = (
-        np.array(
-            [
-                decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])).action == CubeAction.DOUBLE
-                for i in range(n)
-            ]
-        )
-        | doubles
-    )
-    double_err = np.array([j.double_error for j in judged])
-    take_err = np.where(offered, [j.take_error for j in judged], 0.0)
+    judged, offered, double_err, take_err = _errors(data, doubles, takes)
     total = double_err + take_err
     take_margin_se = data.dt_se
     double_toss = np.abs(data.margin) < 2 * data.margin_se
@@ -704,10 +712,25 @@ def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> d
     evaluators: dict[str, Evaluator] = {}
     out: dict[str, Any] = {}
     decisions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    totals: dict[str, np.ndarray] = {}
     for spec in models:
         player = model_player(spec, weights, evaluators)
         decisions[spec] = model_decisions(player, data.boards, data.owned)
         out[spec] = score_model(data, *decisions[spec])
+        _, _, double_err, take_err = _errors(data, *decisions[spec])
+        totals[spec] = double_err + take_err
+    everything = np.ones(len(data), bool)
+    for spec in models:  # paired on the same decisions: the rollouts' noise and the sample's mostly cancel
+        paired = {}
+        for other in models:
+            if other != spec:
+                diff, diff_se = _mean_se(totals[spec] - totals[other])
+                paired[other] = {
+                    "mp_per_decision": _milli(diff),
+                    "se": _milli(diff_se),
+                    "per_500_games": _per_games(data, totals[spec] - totals[other], everything),
+                }
+        out[spec]["minus"] = paired
     return {"models": out, "decisions": _decision_rows(data, decisions)}
 
 

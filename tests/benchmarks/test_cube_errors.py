@@ -216,6 +216,10 @@ def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> 
         assert m["mp_per_decision"] == pytest.approx(1000 * total / len(rows), abs=0.01)
         assert m["errors"] == {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
         assert m["excluding_tossups"]["decisions"] == clear
+    a, b = result["models"]["janowski:0.7"], result["models"]["gnubg"]
+    paired = a["minus"]["gnubg"]["mp_per_decision"]
+    assert paired == pytest.approx(a["mp_per_decision"] - b["mp_per_decision"], abs=0.02)
+    assert paired == pytest.approx(-b["minus"]["janowski:0.7"]["mp_per_decision"], abs=0.01)
     written = run_cube_errors(_tiny(out), ("gnubg",))
     assert (out / "result.json").exists() and written["summary"]["decisions"] == 3
 
