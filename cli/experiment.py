@@ -6,7 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.experiments.cube_errors import DEFAULT_MODELS, CubeErrorsConfig, run_cube_errors, split_models
+from benchmarks.experiments.cube_errors import (
+    DEFAULT_MODELS,
+    DEFAULT_TRIALS_CAP,
+    CubeErrorsConfig,
+    run_cube_errors,
+    split_models,
+)
 from benchmarks.experiments.cube_sweeps import run_sweep
 from benchmarks.experiments.fit import Optimum
 from benchmarks.experiments.ladder import run_ladder
@@ -106,7 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cube_errors = p.add_argument_group("cube-errors")
     cube_errors.add_argument("--decisions", type=int_range(1), default=2_000, help="decisions, in shards of 20")
-    cube_errors.add_argument("--trials-cap", type=int_range(2), default=5_184, help="most trials a branch")
+    cube_errors.add_argument("--trials-cap", type=int_range(2), default=DEFAULT_TRIALS_CAP, help="most trials a branch")
     cube_errors.add_argument(
         "--until-se", type=float_range(0.0, 1.0, low_open=True), default=0.01, help="SE target of ND and DT"
     )
@@ -348,10 +354,19 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
         f"{s['decisions']:,} decisions, {s['trials_per_branch']['mean']:.0f} trials a branch (mean), "
         f"{s['cpu_seconds']['per_decision']:.1f} CPU s a decision"
     )
+    first = next(iter(result["models"]))
     for spec, m in result["models"].items():
         games = m["per_500_games"]
         per500 = f"{games['points']:.2f} +- {games['se']:.2f} points per 500 games" if games else ""
         errors = ", ".join(f"{k} {v}" for k, v in m["errors"].items())
-        print(f"  {spec:<24} {m['mp_per_decision']:7.1f} +- {m['se']:5.1f} mp a decision  {per500}  ({errors})")
+        print(f"  {spec:<24} {_pm(m['mp_per_decision'], m['se'])} mp a decision  {per500}  ({errors})")
+        if spec != first:
+            d = m["minus"][first]
+            print(f"  {'':<24} {_pm(d['mp_per_decision'], d['se'])} mp a decision more than {first} (paired)")
     print(f"{'reported from' if args.report else 'result.json written in'} {folder}")
     return 0
+
+
+def _pm(value: float, se: float | None) -> str:
+    """``value +- se`` (the SE blank with a single decision)."""
+    return f"{value:+7.1f} +- {se:5.1f}" if se is not None else f"{value:+7.1f}"

@@ -72,6 +72,8 @@ MANIFEST = "manifest.json"
 SHARD_FORMAT = "decisions_{:05d}.npz"
 #: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
 DEFAULT_MODELS = ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
+#: Trials a branch at most, unless told otherwise (4 x 1,296: whole cycles of the stratified first two rolls).
+DEFAULT_TRIALS_CAP = 5184
 #: The models whose disagreement marks a ``disagree`` decision (part of the data set's identity).
 DRAW_MODELS = DEFAULT_MODELS
 #: Games a self-play pool plays in lockstep.
@@ -139,7 +141,7 @@ class CubeErrorsConfig:
     shares: Shares = field(default_factory=Shares)
     rollout_cube: str = "gnubg"
     until_se: float = 0.01
-    trials_cap: int = 5184
+    trials_cap: int = DEFAULT_TRIALS_CAP
     round_trials: int = 324
     block_rows: int = BLOCK_ROWS
 
@@ -765,6 +767,7 @@ def summary(data: DecisionShard, cfg: CubeErrorsConfig) -> dict[str, Any]:
     per_trial = float(cpu[1]) / float(data.trials.sum())
     # trials a decision needs for both SEs at the target (SE falls as 1/sqrt(trials)), a round at least
     needed = np.maximum(data.trials * (np.maximum(data.nd_se, data.dt_se) / cfg.until_se) ** 2, cfg.round_trials)
+    capped = np.minimum(needed, DEFAULT_TRIALS_CAP)
     return {
         "decisions": n,
         "by_reason": {r.label: int((data.reasons == r).sum()) for r in Reason},
@@ -793,6 +796,11 @@ def summary(data: DecisionShard, cfg: CubeErrorsConfig) -> dict[str, Any]:
             "trials_per_branch_median": round(float(np.median(needed)), 0),
             "cpu_seconds_per_decision": round(float(cpu[0]) / n + per_trial * float(needed.mean()), 1),
             "core_hours_for_2000": round(2000 * (float(cpu[0]) / n + per_trial * float(needed.mean())) / 3600, 1),
+            "trials_cap": DEFAULT_TRIALS_CAP,
+            "trials_per_branch_mean_capped": round(float(capped.mean()), 0),
+            "core_hours_for_2000_capped": round(
+                2000 * (float(cpu[0]) / n + per_trial * float(capped.mean())) / 3600, 1
+            ),
             "rule": "each decision's trials times (max(ND SE, DT SE) / until_se)^2, at the measured CPU s a trial",
         },
     }

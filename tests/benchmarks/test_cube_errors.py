@@ -235,6 +235,17 @@ def test_worker_processes_make_the_shards_one_process_makes(tiny: Path, tmp_path
     assert json.loads((out / "manifest.json").read_text())["shards_done"] == 2
 
 
+@pytest.mark.slow
+def test_ray_local_mode_makes_the_same_shard(tiny: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="Ray is an optional extra: pip install -e '.[ray]'")
+    out = tmp_path / "ray"
+    assert collect(_tiny(out), ray_address="local", progress=False) == 1
+    one, two = DecisionShard.read(shard_path(tiny, 0)), DecisionShard.read(shard_path(out, 0))
+    for name in DecisionShard.ARRAYS:
+        if name != "cpu_seconds":
+            assert np.array_equal(getattr(one, name), getattr(two, name)), name
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli.main", "experiment", *args], capture_output=True, text=True)
 
