@@ -282,3 +282,25 @@ def test_a_report_of_nothing_is_an_error_and_a_report_reads_the_shards(tiny: Pat
 
 def test_the_default_models_are_the_ones_compared() -> None:
     assert DEFAULT_MODELS == ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
+
+
+PILOT = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors-pilot" / "cube-errors"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
+
+
+def test_the_docs_quote_the_committed_pilot() -> None:
+    result = json.loads((PILOT / "result.json").read_text())
+    lines = DOCS.read_text().splitlines()
+    first = next(iter(result["models"]))
+    for spec, m in result["models"].items():
+        (row,) = [line for line in lines if line.startswith(f"| `{spec}` |")]
+        cells = [c.strip() for c in row.split("|")[2:-1]]
+        assert cells[0] == f"{m['mp_per_decision']:.1f} ({m['se']:.1f})"
+        e = m["excluding_tossups"]
+        assert cells[1] == f"{e['mp_per_decision']:.1f} ({e['se']:.1f})"
+        g = m["per_500_games"]
+        assert cells[2] == f"{g['points']:.0f} ({g['se']:.0f})"
+        if spec != first:
+            d = m["minus"][first]
+            assert cells[3] == f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})"
+        assert cells[4] == ", ".join(str(v) for v in m["errors"].values())
