@@ -62,6 +62,7 @@ from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import best_children
 from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
 from players.base import CubeContext, Player
+from players.cube import parse_cube_spec
 from players.specs import make_player, net_spec
 from training.rollout_labels import check_out_folder, rollout_seed
 from weights import DEFAULT_WEIGHTS
@@ -242,10 +243,9 @@ def split_models(text: str) -> tuple[str, ...]:
 
 def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator]) -> Player:
     """The tournament player of cube ``spec`` (the net at 0 ply); raises InvalidSpec naming the spec."""
-    player = make_player(net_spec(0, weights), spec, evaluators)
-    if getattr(player, "decider", True) is None:
+    if parse_cube_spec(spec).cubeless:
         raise InvalidSpec(f"cube spec {spec!r} never doubles: nothing to score")
-    return player
+    return make_player(net_spec(0, weights), spec, evaluators)
 
 
 def model_decisions(player: Player, boards: np.ndarray, owned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -820,7 +820,7 @@ def run_cube_errors(
     shards there, else the committed ``result.json``. Raises ValueError for a folder with neither.
     """
     for spec in models:
-        make_player(net_spec(0, cfg.weights), spec, {})  # a bad spec fails before any work
+        model_player(spec, cfg.weights, {})  # a bad spec fails before any work
     if play:
         collect(cfg, workers, ray_address, progress)
     data = read_shards(cfg.out, cfg.shards if play else None)

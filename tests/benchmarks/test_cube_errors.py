@@ -256,6 +256,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["--models", ""],
         ["--models", "bogus"],
         ["--models", "0.5"],
+        ["--models", "gnubg,none"],
         ["--decisions", "0"],
         ["--trials-cap", "1"],
         ["--until-se", "0"],
