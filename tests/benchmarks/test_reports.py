@@ -23,6 +23,10 @@ from benchmarks.experiments.ladder import run_ladder
 from benchmarks.experiments.local import run_local
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointResult, PointSpec, SweepSettings
 from cli.experiment import EXPERIMENTS
+
+#: The paper's experiments, played with the TD net into results/experiments/NAME (cube-errors, a pilot of the
+#: shipped net in its own folder, has its own report test in test_cube_errors.py).
+TD_EXPERIMENTS = tuple(name for name in EXPERIMENTS if name != "cube-errors")
 from cli.main import build_parser
 from players.specs import net_spec
 from tests.cli.helpers import run_cli
@@ -99,9 +103,9 @@ def test_committed_reports_through_the_command_line_write_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Every experiment's --report on a fresh clone's folder, with the net that played it: exit 0, no file touched."""
-    out = committed_copy(tmp_path, *EXPERIMENTS)
+    out = committed_copy(tmp_path, *TD_EXPERIMENTS)
     before = aged(out)
-    for name in EXPERIMENTS:
+    for name in TD_EXPERIMENTS:
         code, stdout, err = run_cli(capsys, "experiment", name, "--report", "--out", str(out), "--weights", str(TD_NET))
         assert code == 0, (name, err)
         assert "nothing written" in stdout, name
