@@ -130,7 +130,7 @@ def test_the_ladder_report_takes_rows_without_ledgers_from_its_result(tmp_path: 
     assert snapshot(out) == before
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
+@pytest.mark.parametrize("name", TD_EXPERIMENTS)
 def test_a_report_with_another_net_names_both_nets_and_options_that_exist(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
 ) -> None:
