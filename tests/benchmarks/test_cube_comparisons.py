@@ -1,0 +1,59 @@
+"""The clean cube comparisons: the committed summary recomputes from the committed ledgers, and the docs quote it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import PlayerSpec, Rules, TournamentConfig
+from arena.ledger import describe
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDER = REPO / "results" / "tournaments" / "cube-comparisons"
+TOOL = REPO / "tools" / "cube_comparisons" / "summarise.py"
+DOC = REPO / "docs" / "experiments.md"
+
+
+def test_the_summary_recomputes_from_the_committed_ledgers(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(TOOL), "--ledgers", str(FOLDER), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads((FOLDER / "summary.json").read_text())
+    assert (tmp_path / "summary.md").read_text() == (FOLDER / "summary.md").read_text()
+
+
+def test_the_docs_quote_every_row_of_the_summary() -> None:
+    rows = [line for line in (FOLDER / "summary.md").read_text().splitlines() if line.startswith("| ")]
+    assert len(rows) >= 3
+    text = DOC.read_text()
+    assert all(row in text for row in rows)
+
+
+@pytest.mark.parametrize("ledger", sorted(FOLDER.glob("*.ledger.gz")), ids=lambda p: p.name)
+def test_each_ledger_belongs_to_the_command_the_summary_gives(ledger: Path) -> None:
+    """The ledger's header is the tournament of the quoted command (players, cube specs, seed, luck), so it reprints."""
+    summary = {r["name"]: r for r in json.loads((FOLDER / "summary.json").read_text())}
+    row = summary[ledger.name.removesuffix(".ledger.gz")]
+    argv = row["command"].split()
+    option = {argv[k]: argv[k + 1] for k in range(len(argv) - 1) if argv[k].startswith("--")}
+    cfg = TournamentConfig(
+        a=PlayerSpec(option["--a"], option["--a-cube"]),
+        b=PlayerSpec(option["--b"], option["--b-cube"]),
+        games=int(option["--games"]),
+        seed=int(option["--seed"]),
+        rules=Rules(cubeful=True),
+        block_pairs=int(option["--block-pairs"]),
+        luck_weights="",
+    )
+    header = json.loads(gzip.decompress(ledger.read_bytes()).decode().splitlines()[0])
+    assert header == {"tournament": describe(cfg)}
