@@ -14,6 +14,7 @@ memory than the file itself holds.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InvalidWeights
+from engine.errors import InvalidWeights, JumpgammonError
 
 MAGIC = b"JGWEIGHTS1\n"
 FORMAT_VERSION = 1
@@ -139,6 +140,25 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def arrays_to_npz(arrays: dict[str, Any]) -> bytes:
+    """Named arrays as the bytes of one uncompressed ``.npz`` archive (for :func:`write_atomic`)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def read_npz_arrays(path: str | os.PathLike[str], names: tuple[str, ...], kind: str) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the ``.npz`` file ``path``, read without pickles.
+
+    Raises JumpgammonError naming the file as not a ``kind`` when it cannot be read or lacks one of them.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {name: z[name] for name in names}
+    except (OSError, KeyError, ValueError, EOFError) as exc:
+        raise JumpgammonError(f"{path}: not a {kind} ({exc})") from None
 
 
 def remove_stale_temporaries(path: str | Path) -> list[Path]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import enum
 import importlib.util
-import io
 import json
 import math
 import queue
@@ -54,7 +53,7 @@ from nets.cube_advice import gnubg_class_codes
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import choose_children, evaluate_plies, segment_argmax
 from nets.mlp import OUTPUTS, cubeless_equity
-from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
+from nets.weights import arrays_to_npz, read_npz_arrays, remove_stale_temporaries, sha256_hex, write_atomic
 from training.supervised.data import play_positions
 from training.supervised.shards import GAME_ID_STRIDE, NET_OF_PHASE
 from weights import DEFAULT_WEIGHTS
@@ -371,18 +370,12 @@ class LabelShard:
 
     def to_bytes(self) -> bytes:
         """The shard as .npz bytes."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
-        return buffer.getvalue()
+        return arrays_to_npz({name: getattr(self, name) for name in self.ARRAYS})
 
     @classmethod
     def read(cls, path: Path) -> LabelShard:
         """Read a shard; raises JumpgammonError naming the file if it is not one."""
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                shard = cls(*(z[name] for name in cls.ARRAYS))
-        except (OSError, KeyError, ValueError, EOFError) as exc:
-            raise JumpgammonError(f"{path}: not a rollout-label shard ({exc})") from None
+        shard = cls(**read_npz_arrays(path, cls.ARRAYS, "rollout-label shard"))
         n = len(shard.boards)
         shapes = {name: getattr(shard, name).shape for name in cls.ARRAYS}
         if shapes["boards"] != (n, 26) or any(

@@ -32,7 +32,6 @@ roll's) view, in points per initial cube.
 from __future__ import annotations
 
 import enum
-import io
 import json
 import math
 import queue
@@ -60,7 +59,7 @@ from engine.selfplay import SelfPlay
 from nets.cube_advice import money_cube_decisions
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import best_children
-from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
+from nets.weights import arrays_to_npz, read_npz_arrays, remove_stale_temporaries, sha256_hex, write_atomic
 from players.base import CubeContext, Player
 from players.cube import parse_cube_spec
 from players.specs import make_player, net_spec
@@ -406,18 +405,12 @@ class DecisionShard:
 
     def to_bytes(self) -> bytes:
         """The shard as .npz bytes."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
-        return buffer.getvalue()
+        return arrays_to_npz({name: getattr(self, name) for name in self.ARRAYS})
 
     @classmethod
     def read(cls, path: Path) -> DecisionShard:
         """Read a shard; raises JumpgammonError naming the file if it is not one."""
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                shard = cls(*(z[name] for name in cls.ARRAYS))
-        except (OSError, KeyError, ValueError, EOFError) as exc:
-            raise JumpgammonError(f"{path}: not a cube-decision shard ({exc})") from None
+        shard = cls(**read_npz_arrays(path, cls.ARRAYS, "cube-decision shard"))
         if shard.boards.ndim != 2 or any(len(getattr(shard, n)) != len(shard) for n in cls.ARRAYS[1:14]):
             raise JumpgammonError(f"{path}: shard arrays of inconsistent lengths")
         return shard
