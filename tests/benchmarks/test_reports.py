@@ -23,14 +23,13 @@ from benchmarks.experiments.ladder import run_ladder
 from benchmarks.experiments.local import run_local
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointResult, PointSpec, SweepSettings
 from cli.experiment import EXPERIMENTS
-
-#: The paper's experiments, played with the TD net into results/experiments/NAME (cube-errors, a pilot of the
-#: shipped net in its own folder, has its own report test in test_cube_errors.py).
-TD_EXPERIMENTS = tuple(name for name in EXPERIMENTS if name != "cube-errors")
 from cli.main import build_parser
 from players.specs import net_spec
 from tests.cli.helpers import run_cli
 
+#: The paper's experiments, played with the TD net into results/experiments/NAME (cube-errors, a pilot of the
+#: shipped net in its own folder, has its own report test in test_cube_errors.py).
+TD_EXPERIMENTS = tuple(name for name in EXPERIMENTS if name != "cube-errors")
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "results" / "experiments"
 TD_NET = REPO / "results" / "nets" / "td_v1.jgw"
