@@ -145,7 +145,7 @@ class Figures:
         raw, adj, e = self.raw, self.adjusted, self.equivalence
         assert raw.se and adj.se
         return (
-            f"| {self.comparison.question} | {self.games:,} of {self.comparison.games:,} "
+            f"| {self.comparison.question.replace('|', chr(92) + '|')} | {self.games:,} of {self.comparison.games:,} "
             f"| {1000 * raw.value:+.1f} ({1000 * raw.se:.1f}) | **{1000 * adj.value:+.1f}** ({1000 * adj.se:.1f}) "
             f"| {self.z:+.1f} | {'yes' if e.equivalent else 'no'} ({e.p:.3f}) |"
         )
