@@ -83,28 +83,20 @@ class GnubgEngineDecider:
         self.decisions += len(boards)
         if context.cubes is not None:
             return self._decide_match(boards, context.cubes)
-        states = np.asarray(context.states, dtype=str)
-        actions = np.full(len(boards), str(CubeAction.NO_DOUBLE), dtype=object)
-        responses = np.full(len(boards), str(CubeResponse.TAKE), dtype=object)
-        equity = np.zeros(len(boards))
-        may = np.flatnonzero(states != CubeState.UNAVAILABLE)
-        rest = np.flatnonzero(states == CubeState.UNAVAILABLE)
-        if len(may):
-            owners = np.array([_OWNER_OF_STATE[CubeState(s)] for s in states[may]])
-            codes, equities, win = self.engine.cube_decisions(
-                boards[may], owners, self.plies, context.jacoby, context.beavers
-            )
-            for k, i in enumerate(may):
-                action = gnubg_action(int(codes[k]), float(win[k]), self.plies)
-                response = gnubg_response(int(codes[k]), context.beavers)
-                actions[i], responses[i] = str(action), str(response)
-                no_double, double_take, double_pass = equities[k]
-                doubled = double_pass if response == CubeResponse.PASS else double_take
-                equity[i] = doubled if action == CubeAction.DOUBLE else no_double
-        if len(rest):
-            owners = np.full(len(rest), OPPONENT)
-            _, equities, _ = self.engine.cube_decisions(boards[rest], owners, self.plies, context.jacoby, False)
-            equity[rest] = equities[:, 0]
+        # One call for every board: an unavailable cube (the opponent owns it) gets gnubg's NOT_AVAILABLE
+        # code, which maps to no double, and its no-double equity.
+        owners = np.array([_OWNER_OF_STATE[CubeState(s)] for s in np.asarray(context.states, dtype=str)], np.int64)
+        codes, equities, win = self.engine.cube_decisions(boards, owners, self.plies, context.jacoby, context.beavers)
+        actions = np.empty(len(boards), dtype=object)
+        responses = np.empty(len(boards), dtype=object)
+        equity = np.empty(len(boards))
+        for i in range(len(boards)):
+            action = gnubg_action(int(codes[i]), float(win[i]), self.plies)
+            response = gnubg_response(int(codes[i]), context.beavers)
+            actions[i], responses[i] = str(action), str(response)
+            no_double, double_take, double_pass = equities[i]
+            doubled = double_pass if response == CubeResponse.PASS else double_take
+            equity[i] = doubled if action == CubeAction.DOUBLE else no_double
         return CubeAnswers(np.asarray(actions.astype(str)), np.asarray(responses.astype(str)), equity)
 
     def _decide_match(self, boards: np.ndarray, cubes: Sequence[MatchCube]) -> CubeAnswers:
