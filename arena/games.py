@@ -388,6 +388,7 @@ def play_block(
     children: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     on_games_done: Callable[[int], None] | None = None,
     luck: BoardEvaluator | None = None,
+    judged_luck: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
 
@@ -397,8 +398,12 @@ def play_block(
     checker play (a replay, :mod:`arena.replay`); the cube turns are played as always.
     ``on_games_done`` hears how many more games have ended after each turn (for a progress bar).
     With ``luck`` (a reference evaluator) each game's luck is summed (:mod:`arena.luck`), for a
-    variance-reduced result; the games are the same either way.
+    variance-reduced result; the games are the same either way. ``judged_luck`` (pair indices
+    within the block, plies) -> each roll's cubeless equity luck for seat 0, judged beforehand (a
+    replay's trajectories), does the same without judging the rolls again.
     """
+    if luck is not None and judged_luck is not None:
+        raise ValueError("give a luck evaluator or the judged luck, not both")
     n = 2 * n_pairs
     pair = np.arange(n) // 2
     seat_of_a = np.arange(n) % 2
@@ -415,7 +420,7 @@ def play_block(
         record=record,
     )
     before = [decider_counts(p) for p in players]
-    luck_seat0 = None if luck is None else np.zeros(n)
+    luck_seat0 = None if luck is None and judged_luck is None else np.zeros(n)
     live = n
     while g.live.any():
         if rules.cubeful:
@@ -424,9 +429,12 @@ def play_block(
         if len(idx) == 0:
             break
         rolls = dice.at(pair[idx], g.ply[idx])
-        if luck is not None and luck_seat0 is not None:
+        if luck_seat0 is not None:
             stake = np.where(g.cube_open[idx], g.cube[idx], 0)
-            luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake)
+            if luck is not None:
+                luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake)
+            elif judged_luck is not None:
+                luck_seat0[idx] += stake * judged_luck(pair[idx], g.ply[idx])
         if children is None:
             g.move(idx, rolls)
         else:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.games import BlockResult, DiceStreams, Lockstep, Rules, play_block
+from arena.luck import roll_luck
+from cube.gamestate import difference_equity
 from engine.position import Position
 from nets.base import BoardEvaluator
 from players.base import Player
@@ -36,6 +38,9 @@ class Trajectories:
     boards: np.ndarray  # (sum(plies + 1), 26) int8
     starts: np.ndarray  # (n_pairs,)
     plies: np.ndarray  # (n_pairs,) moves the game took
+    #: (sum(plies + 1),) the cubeless equity luck, for seat 0, of the roll played from each row's board
+    #: (0 on final boards), when the trajectories were played with a luck evaluator; else None.
+    luck_seat0: np.ndarray | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -48,15 +53,28 @@ class Trajectories:
             raise ValueError("a replayed game moved past the end of its trajectory")
         return self.boards[self.starts[pairs] + plies + 1]
 
+    def luck_at(self, pairs: np.ndarray, plies: np.ndarray) -> np.ndarray:
+        """The cubeless equity luck for seat 0 of the rolls at ``plies`` of ``pairs``; ValueError without luck."""
+        if self.luck_seat0 is None:
+            raise ValueError("these trajectories were played without a luck evaluator")
+        return self.luck_seat0[self.starts[pairs] + plies]
+
 
 def play_trajectories(
-    player: Player, seed: int, first_pair: int, n_pairs: int, on_pairs_done: Callable[[int], None] | None = None
+    player: Player,
+    seed: int,
+    first_pair: int,
+    n_pairs: int,
+    on_pairs_done: Callable[[int], None] | None = None,
+    luck: BoardEvaluator | None = None,
 ) -> Trajectories:
     """The cubeless game of each pair ``first_pair ..`` with ``player`` in both seats, on the pairs' dice.
 
     The dice and the opening side are those of :func:`arena.games.play_block`, so a replay over
     these trajectories is the block ``play_block`` plays with two players moving as ``player`` does.
     ``on_pairs_done`` hears how many more pairs' games have ended after each move (for a progress bar).
+    With ``luck`` (a reference evaluator) every roll's cubeless luck is judged once here, so that any
+    number of replays over the trajectories luck-adjust their games without judging it again.
     """
     dice = DiceStreams.for_pairs(seed, first_pair, n_pairs)
     opening = dice.rolls[:, 0]
@@ -71,10 +89,15 @@ def play_trajectories(
     seen_pairs = [pair]
     seen_plies = [np.zeros(n_pairs, np.int64)]
     seen_boards = [g.boards.copy()]
+    seen_luck: list[np.ndarray] = []
     live = n_pairs
     while g.live.any():
         idx = np.flatnonzero(g.live)
-        kids, _ = g.move(idx, dice.at(idx, g.ply[idx]))
+        rolls = dice.at(idx, g.ply[idx])
+        if luck is not None:
+            luck_rolls, _ = roll_luck(luck, g.boards[idx], rolls, g.on_roll[idx])
+            seen_luck.append(difference_equity(luck_rolls))
+        kids, _ = g.move(idx, rolls)
         seen_pairs.append(idx)
         seen_plies.append(g.ply[idx].copy())
         seen_boards.append(kids)
@@ -86,7 +109,15 @@ def play_trajectories(
     order = np.lexsort((plies, pairs))
     counts = np.bincount(pairs, minlength=n_pairs)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return Trajectories(first_pair, np.concatenate(seen_boards)[order], starts, counts.astype(np.int64) - 1)
+    luck_rows = None
+    if luck is not None:
+        # The luck judged at a move is kept first with the child it led to (0 on the opening boards);
+        # in (pair, ply) order a board's next row is its child, so one shift gives each board the
+        # luck of the roll played from it, and a final board the next pair's opening 0.
+        luck_into = np.concatenate([np.zeros(n_pairs), *seen_luck])[order]
+        luck_rows = np.zeros(len(luck_into))
+        luck_rows[:-1] = luck_into[1:]
+    return Trajectories(first_pair, np.concatenate(seen_boards)[order], starts, counts.astype(np.int64) - 1, luck_rows)
 
 
 def replay_block(
@@ -101,8 +132,11 @@ def replay_block(
     """The block of ``trajectories``' pairs played by ``players`` (A, B), the moves read from the trajectories.
 
     Equal to ``play_block(players, seed, first_pair, n_pairs, rules, record, compare_cube)`` when
-    both players move as the trajectories' player did and ``seed`` is the trajectories' seed.
+    both players move as the trajectories' player did and ``seed`` is the trajectories' seed. The
+    games are luck-adjusted by ``luck`` (a reference evaluator), or, without one, by the luck the
+    trajectories carry when they were played with a luck evaluator.
     """
+    judged = trajectories.luck_at if luck is None and trajectories.luck_seat0 is not None else None
     return play_block(
         players,
         seed,
@@ -113,4 +147,5 @@ def replay_block(
         compare_cube,
         children=trajectories.after,
         luck=luck,
+        judged_luck=judged,
     )

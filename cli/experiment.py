@@ -97,6 +97,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="play and write nothing: reprint what the folder holds (its ledgers, else its result.json and pairs.npz)",
     )
     p.add_argument(
+        "--luck",
+        action="store_true",
+        help="janowski, jump, local: luck-adjust every game (each roll judged once by the experiment's own net); "
+        "points, SEs and fits on the adjusted results, the raw ones beside; ledgers of either kind are "
+        "refused by the other (report a luck run with --luck too)",
+    )
+    p.add_argument(
         "--refit",
         action="store_true",
         help="janowski, jump: play nothing, fit a finished sweep's committed points (result.json, pairs.npz) "
@@ -155,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         max_games=args.max_games,
         workers=args.workers,
         checker=net_spec(0, args.weights),
+        luck_weights=(str(args.weights) if args.weights is not None else "") if args.luck else None,
     )
     if args.weights is not None:
         load_evaluator(args.weights, bearoff=False)  # refuse a file that is not a net before anything runs
@@ -167,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--refit rewrites result.json and --report writes nothing: give one of them")
     if args.refit and args.name not in ("janowski", "jump"):
         raise ValueError(f"--refit applies to the janowski and jump sweeps, not {args.name}")
+    if args.luck and args.name not in ("janowski", "jump", "local"):
+        raise ValueError(f"--luck applies to the janowski, jump and local sweeps, not {args.name}")
     if args.curves and args.name in ("remote", "local"):
         raise ValueError(f"--curves applies to the janowski and jump sweeps and the ladder, not {args.name}")
     if args.name == "local":
@@ -240,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
     for curve in result.curves:
         print(*_optimum_lines(curve.name, curve.parameter, curve.paper_best, curve.optimum), sep="\n")
         for p in curve.points:
-            print(f"  {p.label:<28} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games")
+            raw = "" if p.raw is None else f"  (raw {p.raw[0] * 1000:+.1f}, SE {p.raw[1] * 1000:.1f})"
+            print(f"  {p.label:<28} {p.ppg * 1000:+7.1f} mppg  SE {p.se * 1000:5.1f}  {p.games:>8,} games{raw}")
     print(f"{result.games_total:,} games; {_where(args, folder)}")
     return 0
 

@@ -84,10 +84,11 @@ class SweepResult:
     complete: bool
     games_total: int
     curves: list[CurveResult]
+    luck_adjusted: bool = False  # points, SEs and fits on luck-adjusted results (each point's raw figures beside)
 
     def to_json(self) -> dict[str, Any]:
         """The sweep as result.json and ``experiment janowski|jump --json`` hold it."""
-        return {
+        out: dict[str, Any] = {
             "experiment": self.experiment,
             "opponent": self.opponent,
             "checker_play": self.checker_play,
@@ -97,6 +98,9 @@ class SweepResult:
             "games_total": self.games_total,
             "curves": [c.to_json() for c in self.curves],
         }
+        if self.luck_adjusted:
+            out["luck_adjusted"] = True
+        return out
 
 
 def curves(experiment: str, only: tuple[str, ...] = ()) -> list[Curve]:
@@ -212,6 +216,9 @@ def run_sweep(
         complete=complete,
         games_total=sum(p.games for c in families for p in c.points),
         curves=families,
+        luck_adjusted=bool(header.get("luck_adjusted"))
+        if header
+        else any(p.raw is not None for c in families for p in c.points),
     )
     if play or refit:
         write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())
@@ -260,16 +267,24 @@ def committed_points(out: Path) -> dict[str, PointResult]:
                 doubles_a=p["doubles_a"],
                 doubles_b=p["doubles_b"],
                 pair_points=doubled / 2.0,
+                raw=(p["raw_ppg"], p["raw_se"]) if "raw_ppg" in p else None,
             )
     return points
 
 
 def save_pair_points(path: Path, points: list[PointResult]) -> None:
-    """Every point's per-pair points (twice A's mean, an integer), so the fit can be redone without the ledgers."""
-    arrays = {p.a_cube: np.rint(2 * p.pair_points).astype(np.int32) for p in points if p.games}
+    """Every point's per-pair points (twice A's mean: integers, or floats when luck-adjusted), so the fit can be
+    redone without the ledgers."""
+    arrays: dict[str, Any] = {p.a_cube: _compact(2 * p.pair_points) for p in points if p.games}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     write_atomic(path, buffer.getvalue())
+
+
+def _compact(doubled: np.ndarray) -> np.ndarray:
+    """Raw pair points (whole points) as int32; luck-adjusted ones as they are."""
+    whole = np.rint(doubled)
+    return whole.astype(np.int32) if np.array_equal(whole, doubled) else doubled.astype(np.float64)
 
 
 def plot_sweep(result: SweepResult, path: Path) -> bool:

@@ -44,21 +44,28 @@ class LocalPoint:
     doubles_a: int
     doubles_b: int
     ci95: tuple[float, float]
+    raw: tuple[float, float] | None = None  # luck-adjusted runs: the raw ppg and SE of the same games
 
     @classmethod
     def of(cls, r: PointResult) -> LocalPoint:
         """The comparison of a played sweep point."""
         ci95 = (r.ppg - 1.96 * r.se, r.ppg + 1.96 * r.se)
-        return cls(r.label, r.a_cube, r.b_cube, r.ppg, r.se, r.games, r.doubles_a, r.doubles_b, ci95)
+        return cls(r.label, r.a_cube, r.b_cube, r.ppg, r.se, r.games, r.doubles_a, r.doubles_b, ci95, r.raw)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LocalPoint:
         """The comparison as result.json holds it."""
-        return cls(**{**d, "ci95": tuple(d["ci95"])})
+        d = dict(d)
+        raw = (d.pop("raw_ppg"), d.pop("raw_se")) if "raw_ppg" in d else None
+        return cls(**{**d, "ci95": tuple(d["ci95"]), "raw": raw})
 
     def to_json(self) -> dict[str, Any]:
         """The comparison as result.json holds it."""
-        return {**asdict(self), "ci95": list(self.ci95)}
+        out = {**asdict(self), "ci95": list(self.ci95)}
+        del out["raw"]
+        if self.raw is not None:
+            out["raw_ppg"], out["raw_se"] = self.raw
+        return out
 
 
 @dataclass(frozen=True)

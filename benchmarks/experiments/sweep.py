@@ -27,8 +27,9 @@ from tqdm import tqdm
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger
 from arena.games import BlockResult
+from arena.luck import reference_evaluator
 from arena.replay import play_trajectories, replay_block
-from arena.tournament import BLOCK_PAIRS, pair_points_of
+from arena.tournament import BLOCK_PAIRS, pair_luck_of, pair_points_of
 from arena.workers import worker_pool
 from benchmarks.experiments.provenance import LEDGER_REMEDY
 from players.base import Player
@@ -47,6 +48,9 @@ class SweepSettings:
     workers: int = 1
     checker: str = "net@0"  # both players' checker play
     compare_cube: bool = False  # put every cube question to both players (counts disagreements, costs more)
+    #: Luck-adjust every game (:mod:`arena.luck`) by this reference net ("" the shipped net); None: raw results.
+    #: Each block's rolls are judged once, with its cubeless games, for all the points that replay it.
+    luck_weights: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,11 +75,13 @@ class PointResult:
     games: int
     doubles_a: int
     doubles_b: int
-    pair_points: np.ndarray  # A's mean points per pair, in pair order (for the joint bootstrap)
+    pair_points: np.ndarray  # A's mean points per pair, in pair order (for the joint bootstrap); luck-adjusted if so
+    #: With luck adjustment: the raw (unadjusted) ppg and SE of the same games; ``ppg``/``se`` are then adjusted.
+    raw: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready summary (without the per-pair points)."""
-        return {
+        out: dict[str, Any] = {
             "label": self.label,
             "a_cube": self.a_cube,
             "b_cube": self.b_cube,
@@ -85,6 +91,9 @@ class PointResult:
             "doubles_a": self.doubles_a,
             "doubles_b": self.doubles_b,
         }
+        if self.raw is not None:
+            out["raw_ppg"], out["raw_se"] = self.raw
+        return out
 
 
 def next_games(games: int, se: float, settings: SweepSettings) -> int:
@@ -106,6 +115,7 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
         seed=settings.seed,
         rules=Rules(cubeful=True),
         compare_cube=settings.compare_cube,
+        luck_weights=settings.luck_weights,
     )
 
 
@@ -114,8 +124,9 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
 _PLAYERS: dict[tuple[str, str], Player] = {}
 _CACHE: dict[str, Any] = {}
 # One job: the checker player's spec, the seed, whether both players answer every cube question,
-# a block's first pair and pairs, and the points (index, A's cube, B's cube) that still need it.
-Job = tuple[str, int, bool, int, int, list[tuple[int, str, str]]]
+# the luck reference's weights (None: no adjustment), a block's first pair and pairs, and the
+# points (index, A's cube, B's cube) that still need it.
+Job = tuple[str, int, bool, str | None, int, int, list[tuple[int, str, str]]]
 
 
 def _player(checker: str, cube: str) -> Player:
@@ -126,8 +137,9 @@ def _player(checker: str, cube: str) -> Player:
 
 def _play(job: Job) -> list[tuple[int, BlockResult]]:
     """The block for every point of the job: one cubeless game per pair, each point's cube decisions replayed on it."""
-    checker, seed, compare, first, count, points = job
-    trajectories = play_trajectories(_player(checker, "none"), seed, first, count)
+    checker, seed, compare, luck_weights, first, count, points = job
+    luck = None if luck_weights is None else reference_evaluator(luck_weights or None)
+    trajectories = play_trajectories(_player(checker, "none"), seed, first, count, luck=luck)
     out = []
     for index, a_cube, b_cube in points:
         players = (_player(checker, a_cube), _player(checker, b_cube))
@@ -179,7 +191,7 @@ def play_points(
                 if (first, count) not in kept[i]:
                     wanted.setdefault((first, count), []).append((i, point.a_cube, point.b_cube))
         jobs = [
-            (settings.checker, settings.seed, settings.compare_cube, first, count, who)
+            (settings.checker, settings.seed, settings.compare_cube, settings.luck_weights, first, count, who)
             for (first, count), who in sorted(wanted.items())
         ]
         total = sum(len(who) for who in wanted.values())
@@ -193,7 +205,7 @@ def play_points(
         for i, point in enumerate(points):
             if done[i]:
                 continue
-            pp = pair_points_of(_blocks_for(kept[i], point, target[i], settings))
+            pp = _pair_points(_blocks_for(kept[i], point, target[i], settings))
             se = float(pp.std(ddof=1) / math.sqrt(len(pp)))
             if log is not None:
                 log(f"{point.label}: {pp.mean():+.4f} ppg, SE {se:.4f} after {2 * len(pp):,} games")
@@ -218,8 +230,16 @@ def _blocks_for(
     return [kept[key] for key in _config(point, games, settings).blocks()]
 
 
-def _result(point: PointSpec, blocks: list[BlockResult]) -> PointResult:
+def _pair_points(blocks: list[BlockResult]) -> np.ndarray:
+    """A's mean points per pair over ``blocks``, luck-adjusted where the blocks carry their luck."""
     pp = pair_points_of(blocks)
+    luck = pair_luck_of(blocks) if blocks and all(b.luck_seat0 is not None for b in blocks) else None
+    return pp if luck is None else pp - luck
+
+
+def _result(point: PointSpec, blocks: list[BlockResult]) -> PointResult:
+    raw = pair_points_of(blocks)
+    pp = _pair_points(blocks)
     a_doubles = sum(int(b.doubles[np.arange(b.games), b.seat_of_a].sum()) for b in blocks)
     b_doubles = sum(int(b.doubles[np.arange(b.games), 1 - b.seat_of_a].sum()) for b in blocks)
     return PointResult(
@@ -232,6 +252,7 @@ def _result(point: PointSpec, blocks: list[BlockResult]) -> PointResult:
         doubles_a=a_doubles,
         doubles_b=b_doubles,
         pair_points=pp,
+        raw=None if pp is raw else (float(raw.mean()), float(raw.std(ddof=1) / math.sqrt(len(raw)))),
     )
 
 

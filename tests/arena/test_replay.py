@@ -10,6 +10,7 @@ import pytest
 
 from arena import PlayerSpec, TournamentConfig, run_tournament
 from arena.games import BlockResult, Rules, play_block
+from arena.luck import reference_evaluator
 from arena.replay import play_trajectories, replay_block
 from players.specs import same_checker_play
 
@@ -50,6 +51,31 @@ def test_a_replay_is_the_block_played(a_cube: str, b_cube: str, rules: Rules, co
     assert (replayed.plies <= np.repeat(trajectories.plies, 2)).all()
     if rules.cubeful and a_cube != b_cube:
         assert replayed.doubles.sum() > 0  # the case exercises the cube
+
+
+@pytest.mark.parametrize(("a_cube", "b_cube", "rules"), [CASES[0][:3], CASES[1][:3]])
+def test_luck_judged_once_with_the_trajectories_is_the_luck_judged_in_the_block(
+    a_cube: str, b_cube: str, rules: Rules
+) -> None:
+    def players() -> tuple[Any, Any]:
+        return PlayerSpec("net@0", a_cube).build(_CACHE), PlayerSpec("net@0", b_cube).build(_CACHE)
+
+    reference = reference_evaluator(None)
+    played = play_block(players(), 5, 8, 6, rules, False, False, luck=reference)
+    trajectories = play_trajectories(PlayerSpec("net@0").build(_CACHE), 5, 8, 6, luck=reference)
+    replayed = replay_block(players(), trajectories, 5, rules, False, False)
+    assert played.luck_seat0 is not None and replayed.luck_seat0 is not None
+    assert np.abs(played.luck_seat0).sum() > 0
+    np.testing.assert_allclose(replayed.luck_seat0, played.luck_seat0, atol=1e-9)
+    assert np.array_equal(replayed.points_seat0, played.points_seat0)
+    assert trajectories.luck_seat0 is not None
+    assert (trajectories.luck_seat0[trajectories.starts + trajectories.plies] == 0).all()  # no roll from a final board
+    with pytest.raises(ValueError, match="not both"):
+        play_block(players(), 5, 8, 1, rules, luck=reference, judged_luck=trajectories.luck_at)
+    unjudged = play_trajectories(PlayerSpec("net@0").build(_CACHE), 5, 8, 1)
+    assert replay_block(players(), unjudged, 5, rules).luck_seat0 is None
+    with pytest.raises(ValueError, match="without a luck evaluator"):
+        unjudged.luck_at(np.zeros(1, np.int64), np.zeros(1, np.int64))
 
 
 def test_a_trajectory_ends_where_its_game_ends() -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from arena import PlayerSpec, Rules, TournamentConfig, run_tournament
 from benchmarks.experiments.fit import RULE, Optimum, fit_optimum
 from benchmarks.experiments.ladder import LadderResult, LadderRow, run_ladder, select_rungs
 from benchmarks.experiments.local import LocalResult, ledger_path, run_local
@@ -130,6 +132,36 @@ def test_sweep_points_reach_their_target_and_resume_from_their_ledgers(tmp_path:
 
 
 @pytest.mark.slow
+def test_a_luck_adjusted_sweep_judges_each_block_once_and_matches_the_tournament(tmp_path: Path) -> None:
+    raw_settings = SweepSettings(seed=9, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
+    settings = replace(raw_settings, luck_weights="")
+    specs = [("janowski:0.5", "janowski:0.7"), ("jump:0.08:numerical", "janowski:0.7")]
+    points = [PointSpec(a, a, b, tmp_path / f"{k}.ledger.jsonl") for k, (a, b) in enumerate(specs)]
+    adjusted = play_points(points, settings, progress=False)
+    raw = play_points(
+        [replace(p, ledger=tmp_path / f"raw{k}.jsonl") for k, p in enumerate(points)], raw_settings, progress=False
+    )
+    for a, r, (a_cube, b_cube) in zip(adjusted, raw, specs, strict=True):
+        assert a.raw == (r.ppg, r.se)  # the same games, judged raw and adjusted
+        assert a.ppg != r.ppg
+        cfg = TournamentConfig(
+            PlayerSpec("net@0", a_cube),
+            PlayerSpec("net@0", b_cube),
+            games=GAMES_PER_BLOCK,
+            seed=9,
+            rules=Rules(cubeful=True),
+            compare_cube=False,
+            luck_weights="",
+        )
+        played, _ = run_tournament(cfg, progress=False)
+        assert played.adjusted is not None
+        assert a.ppg == pytest.approx(played.adjusted.value, abs=1e-9) and a.se == pytest.approx(played.adjusted.se)
+        assert a.se < r.se
+    with pytest.raises(ValueError):
+        play_points(points[:1], raw_settings, progress=False, play=False)  # a luck ledger is not a raw one
+
+
+@pytest.mark.slow
 def test_experiment_4_plays_both_comparisons_over_the_same_blocks(tmp_path: Path) -> None:
     """The plumbing of experiment 4, with a cheap constant-alpha player standing in for jump-local."""
     settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
@@ -162,6 +194,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["janowski", "--curves", "linear", "--report"],
         ["remote", "--curves", "linear"],
         ["local", "--curves", "linear"],
+        ["remote", "--luck"],
+        ["ladder", "--luck"],
     ],
 )
 def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:
