@@ -120,6 +120,13 @@ def load(
                 f"{option} {str(path)!r} was played with other nets ({_nets_text(found.get('nets'))}; "
                 f"these are {_nets_text(expected['nets'])}): start a new ledger, or {remedy}"
             )
+        if isinstance(found, dict) and found.get("luck_weights") != expected.get("luck_weights"):
+            kept, asked = ("luck-adjusted" if d.get("luck_weights") is not None else "raw" for d in (found, expected))
+            if kept != asked:
+                raise InvalidSpec(
+                    f"{option} {str(path)!r} holds {kept} games and these are {asked}: "
+                    f"{'add' if kept == 'luck-adjusted' else 'drop'} --luck, or start a new ledger"
+                )
         raise InvalidSpec(f"{option} {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []
     for k, line in enumerate(lines[1:], start=1):

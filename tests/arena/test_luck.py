@@ -75,8 +75,12 @@ def test_blocks_with_luck_survive_the_ledger_and_old_ledgers_still_load(tmp_path
     again, _ = run_tournament(cfg, progress=False, checkpoint=path)  # resumed: nothing left to play
     assert again.adjusted == first.adjusted
     plain = TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("net@0"), 8, 2, Rules(), block_pairs=2)
-    with pytest.raises(InvalidSpec):  # another tournament: the luck adjustment is part of its identity
-        ledger.load(path, plain)
+    with pytest.raises(InvalidSpec, match="holds luck-adjusted games and these are raw: add --luck"):
+        ledger.load(path, plain)  # another tournament: the luck adjustment is part of its identity
+    raw_path = tmp_path / "raw.jsonl"
+    run_tournament(plain, progress=False, checkpoint=raw_path)
+    with pytest.raises(InvalidSpec, match="holds raw games and these are luck-adjusted: drop --luck"):
+        ledger.load(raw_path, cfg)
     header = json.loads(path.read_text().splitlines()[0])
     assert header["tournament"]["luck_weights"] == ""
     block = json.loads(path.read_text().splitlines()[1])

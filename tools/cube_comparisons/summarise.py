@@ -80,7 +80,7 @@ COMPARISONS = (
     Comparison(
         "jumplocal_vs_gnubgcube_seed3",
         "the jump model (jump-local) against GNU Backgammon's own 0-ply cube decisions, same checker play",
-        "net@0", "jump-local", "net@0", "gnubg@0", 3, 40000,
+        "net@0", "jump-local", "net@0", "gnubg@0", 3, 41000,
     ),
     Comparison(
         "jumplocal_vs_gnubgmodel_seed8",
