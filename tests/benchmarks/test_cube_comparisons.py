@@ -57,3 +57,13 @@ def test_each_ledger_belongs_to_the_command_the_summary_gives(ledger: Path) -> N
     )
     header = json.loads(gzip.decompress(ledger.read_bytes()).decode().splitlines()[0])
     assert header == {"tournament": describe(cfg)}
+
+
+def test_a_ledger_extended_from_a_shorter_run_counts_each_pair_once() -> None:
+    """The gnubg-cube ledger holds its 40,000-game run's last 32-pair block beside the 41,000-game run's 64."""
+    summary = {row["name"]: row for row in json.loads((FOLDER / "summary.json").read_text())}
+    row = summary["jumplocal_vs_gnubgcube_seed3"]
+    lines = gzip.decompress((FOLDER / "jumplocal_vs_gnubgcube_seed3.ledger.gz").read_bytes()).decode().splitlines()
+    held = [(json.loads(line)["first_pair"], len(json.loads(line)["seat_of_a"]) // 2) for line in lines[1:]]
+    assert (19968, 32) in held and (19968, 64) in held  # the overlap is there
+    assert sum(pairs for _, pairs in held) * 2 > row["games"] == row["planned_games"] == 41_000

@@ -27,6 +27,7 @@ from nets.weights import write_atomic
 
 TD_NET = "results/nets/td_v1.jgw"
 MARGIN = 0.003  # the equivalence margin, milli-ppg 3, declared before the runs
+BLOCK_PAIRS = 64  # pairs a block in every command (--block-pairs)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Comparison:
         """The one-line command that plays it (or, with ``games``, reprints that many from a full ledger)."""
         return (
             f"jumpgammon tournament --a {self.a} --a-cube {self.a_cube} --b {self.b} --b-cube {self.b_cube} "
-            f"--games {games or self.games} --seed {self.seed} --luck --block-pairs 64 "
+            f"--games {games or self.games} --seed {self.seed} --luck --block-pairs {BLOCK_PAIRS} "
             f"--checkpoint {self.name}.ledger --equivalence {MARGIN}"
         )
 
@@ -152,8 +153,19 @@ class Figures:
 
 
 def summarise(c: Comparison, records: list[dict[str, object]]) -> Figures:
-    """The figures of one comparison from its block records (luck-adjusted: every block must carry its luck)."""
-    blocks = [block_from_json(r) for r in records]
+    """The figures of one comparison from its block records (luck-adjusted: every block must carry its luck).
+
+    The blocks are those the declared command plays, in its order, up to the first one the ledger
+    lacks: a ledger extended from a shorter run also holds that run's last, shorter block, which
+    overlaps the longer run's and is left out.
+    """
+    held = {(b.first_pair, b.games // 2): b for b in map(block_from_json, records)}
+    blocks = []
+    pairs = c.games // 2
+    for key in [(k, min(BLOCK_PAIRS, pairs - k)) for k in range(0, pairs, BLOCK_PAIRS)]:  # the command's blocks
+        if key not in held:
+            break
+        blocks.append(held[key])
     points = pair_scores(blocks)
     luck = pair_luck_of(blocks)
     if luck is None:
