@@ -23,8 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", epilog=EPILOG)
     p.add_argument(
         "what",
-        choices=["movegen", "eval", "gnubg", "moves", "train", "cube-bearoff", "arena"],
-        help="what to measure (moves: checker-play error against gnubg 2-ply; train: the train command's speed)",
+        choices=["movegen", "eval", "gnubg", "moves", "labels", "train", "cube-bearoff", "arena"],
+        help=(
+            "what to measure (moves: checker-play error against gnubg 2-ply; labels: equity error against "
+            "rollout labels, beside gnubg 0-ply's; train: the train command's speed)"
+        ),
     )
     p.add_argument(
         "--device",
@@ -32,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="cpu",
         help="eval and gnubg: cpu (numpy nets), or cuda/cuda:N (torch nets on that device)",
     )
-    p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg and moves")
+    p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg, moves and labels")
+    p.add_argument(
+        "--labels", type=Path, default=None, help="labels: a rollout-label folder (`jumpgammon label --out`)"
+    )
     p.add_argument(
         "--games",
         type=int_range(1, 1_000_000),
@@ -97,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.what == "moves":
         return _moves(args)
+    if args.what == "labels":
+        return _labels(args)
     if args.what == "train":
         return _train(args)
     if args.games is None:
@@ -160,6 +168,38 @@ def _moves(args: argparse.Namespace) -> int:
         f"decisions from gnubg's games; the net plays at {args.plies}-ply"
     )
     print(markdown_table(result))
+    return 0
+
+
+def _labels(args: argparse.Namespace) -> int:
+    """``bench labels``: the net's equity error against a rollout-label folder, beside gnubg 0-ply's; returns 0."""
+    from benchmarks.label_error import gnubg_equity, label_errors
+    from nets.evaluator import load_evaluator
+
+    if args.labels is None:
+        raise ValueError("bench labels needs --labels DIR (a folder of `jumpgammon label` shards)")
+    if not args.labels.is_dir():
+        raise ValueError(f"--labels {str(args.labels)!r} is not a folder")
+    result = label_errors(args.labels, load_evaluator(args.weights), args.plies, gnubg_equity())
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0
+    print(
+        f"cubeless equity against the rollouts of {result.rows:,} positions in {result.folder} "
+        f"({result.trials} trials a row, labelled by sha256:{result.labelling_net}); the net at {args.plies}-ply"
+    )
+    print("| rows | n | net MAE (SE) | gnubg 0-ply MAE (SE) | net minus gnubg, paired (SE) | labels' mean SE |")
+    print("|---|---|---|---|---|---|")
+    for group, mine in result.net.items():
+        theirs = (result.gnubg or {}).get(group)
+        diff = (result.net_minus_gnubg or {}).get(group)
+        print(
+            f"| {group} | {mine['rows']:,} | {mine['mae']:.4f} ({mine['mae_se']:.4f}) | "
+            + (f"{theirs['mae']:.4f} ({theirs['mae_se']:.4f})" if theirs else "(no gnubg package)")
+            + " | "
+            + (f"{diff['mean']:+.4f} ({diff['se']:.4f})" if diff else "")
+            + f" | {mine['label_se_mean']:.4f} |"
+        )
     return 0
 
 

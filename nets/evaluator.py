@@ -74,6 +74,30 @@ def game_over_probabilities(boards: np.ndarray) -> np.ndarray:
     return out
 
 
+def possible_results(boards: np.ndarray, race: np.ndarray) -> np.ndarray:
+    """Bool (n, 4): whether the side on roll can still win a gammon, win a backgammon, lose a gammon, lose a
+    backgammon, by the rules alone.
+
+    A side that has borne off a checker can no longer be gammoned (nor backgammoned). In a race
+    (``race``: no contact, so no checker is ever hit again) a side with no checker on the bar or in
+    the other side's home board can no longer get one there, so it cannot be backgammoned.
+    """
+    b = boards.astype(np.int64)
+    own = np.clip(b, 0, None)
+    opp = np.clip(-b, 0, None)
+    own_all, opp_all = own.sum(axis=1) == 15, opp.sum(axis=1) == 15
+    opp_back = (opp[:, 0] > 0) | (opp[:, 1:7] > 0).any(axis=1)
+    own_back = (own[:, 25] > 0) | (own[:, 19:25] > 0).any(axis=1)
+    return np.stack([opp_all, opp_all & (opp_back | ~race), own_all, own_all & (own_back | ~race)], axis=1)
+
+
+def within_rules(probs: np.ndarray, possible: np.ndarray) -> np.ndarray:
+    """``probs`` (n, 5) with the gammon and backgammon chances the rules rule out (:func:`possible_results`) set to 0."""
+    out = np.array(probs, dtype=np.float64, copy=True)
+    out[:, 1:] *= possible
+    return out
+
+
 def net_routes(boards: np.ndarray, net_names: Sequence[str], bearoff: tuple[bool, bool]) -> dict[str, np.ndarray]:
     """Bool masks (n,) of the int8 (n, 26) boards each net of ``net_names`` judges (missing nets' go to their fallback).
 
@@ -167,6 +191,9 @@ class Evaluator:
         for mask, fn in routes:
             if mask.any():
                 out[mask] = fn(boards[mask])
+        judged = ph <= GamePhase.RACE  # the nets' positions: a net may give weight to a result the rules exclude
+        if judged.any():
+            out[judged] = within_rules(out[judged], possible_results(boards[judged], ph[judged] == GamePhase.RACE))
         return out
 
     def evaluate(self, position: Position) -> Probabilities:

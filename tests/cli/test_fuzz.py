@@ -824,6 +824,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--loss": st.sampled_from(["mse", "xent", "l1", ""]),
     "--data": st.sampled_from(["data", "sub/data", ".", "", "tiny.jgw"]),
     "--exclude": st.sampled_from(["data", "held", ".", "", "tiny.jgw"]),
+    "--labels": st.sampled_from(["data", "held", ".", "", "tiny.jgw", "missing"]),
     "--archive": st.sampled_from(["archive", "sub/archive", "."]),
     "--save": st.sampled_from(["games.jsonl", "no/dir/games.jsonl", ".", ""]),
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),

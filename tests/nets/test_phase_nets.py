@@ -15,7 +15,15 @@ from engine.errors import InvalidWeights
 from engine.ids import board_from_position_id
 from engine.position import GamePhase, PhaseName, Position
 from nets.encoding import Encoding
-from nets.evaluator import ALL_NETS, PHASE_NETS, Evaluator, evaluator_from_bytes, load_evaluator
+from nets.evaluator import (
+    ALL_NETS,
+    PHASE_NETS,
+    Evaluator,
+    evaluator_from_bytes,
+    load_evaluator,
+    possible_results,
+    within_rules,
+)
 from nets.mlp import FrozenNet, NetConfig
 from nets.model import recoded_evaluator, recoded_tensors
 from nets.weights import weights_digest
@@ -78,7 +86,15 @@ def test_shipped_net_evaluates_bit_for_bit_as_before() -> None:
     ev = load_evaluator()
     assert ev.encoding is Encoding.V1 and "crashed" not in ev.nets
     assert crashed(boards).sum() > 300  # the fixture holds crashed positions, which go to the contact net
-    assert np.array_equal(ev.evaluate_boards(boards), probabilities)
+    # The fixture holds what the nets gave before the evaluator applied the rules' gammon bounds
+    # (nets.evaluator.possible_results): the same numbers once the bounds are applied to them.
+    judged = phases(boards) <= GamePhase.RACE
+    bounded = probabilities.copy()
+    bounded[judged] = within_rules(
+        probabilities[judged], possible_results(boards[judged], phases(boards)[judged] == GamePhase.RACE)
+    )
+    assert np.array_equal(ev.evaluate_boards(boards), bounded)
+    assert not np.array_equal(bounded, probabilities)  # some fixture positions are bounded
 
 
 def _random_net(n_inputs: int, seed: int) -> FrozenNet:
@@ -103,10 +119,14 @@ def test_crashed_positions_go_to_the_crashed_net() -> None:
     assert smashed.sum() > 50 and contact.sum() > 50 and race.sum() > 50
     got = ev.evaluate_boards(boards)
     x = Encoding.V2.inputs(boards)
+    possible = possible_results(boards, race)  # the rules' bounds, applied to every net's output
     for name, mask in (("crashed", smashed), ("contact", contact), ("race", race)):
-        assert np.array_equal(got[mask], nets[name].probabilities(x[mask])), name
+        assert np.array_equal(got[mask], within_rules(nets[name].probabilities(x[mask]), possible[mask])), name
     without = Evaluator({"contact": nets["contact"], "race": nets["race"]}, encoding=Encoding.V2)
-    assert np.array_equal(without.evaluate_boards(boards[smashed]), nets["contact"].probabilities(x[smashed]))
+    assert np.array_equal(
+        without.evaluate_boards(boards[smashed]),
+        within_rules(nets["contact"].probabilities(x[smashed]), possible[smashed]),
+    )
 
 
 def test_v2_file_with_crashed_net_round_trips() -> None:

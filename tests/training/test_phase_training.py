@@ -103,8 +103,9 @@ def test_fit_grows_a_v1_start_into_v2_and_trains_a_crashed_net(tmp_path: Path, d
         report = result.nets[name]
         # The labels are the shipped net's own 0-ply values, and every net starts as the shipped net's function
         # (v1 grown into v2 with zero weights; the crashed net a copy of the contact net, which labelled those
-        # positions): the loss before training is nil up to float32 rounding.
-        assert report["history"][0]["validation_values"] < 1e-10, name
+        # positions): the loss before training is nil up to float32 rounding and the few gammon chances that
+        # the evaluator's rule bounds (nets.evaluator.possible_results) took out of the labels.
+        assert report["history"][0]["validation_values"] < 1e-5, name
         assert report["validation_best"] <= report["validation_before"]
 
 

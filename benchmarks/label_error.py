@@ -1,0 +1,127 @@
+"""Equity error against the project's own rollouts: a net, and GNU Backgammon 0-ply beside it, on labelled positions.
+
+The strength target "equity MAE against the project's own 1296-trial rollouts of 2,000 held-out
+positions, at most gnubg 0-ply's on the same positions" is this measurement on a held-out
+rollout-label folder (``jumpgammon label``, :mod:`training.rollout_labels`). Every figure is the
+cubeless money equity of the side on roll before it rolls. The mean absolute error of each
+evaluator against the labels comes with its SE over rows (rows taken as independent), and the
+net's error minus gnubg's is paired row by row, so its SE is that of the per-row difference. The
+labels' own noise adds to every error (about their SE squared over twice the error) and cancels
+only partly in the difference; the labels' mean SE is reported beside.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cube.efficiency import NET_CLASSES
+from nets.base import BoardEvaluator
+from nets.lookahead import evaluate_plies
+from nets.mlp import cubeless_equity
+from players.cube import parse_cube_spec
+from players.gnubg_binding import gnubg
+from players.gnubg_player import make_gnubg_player
+from training.rollout_labels import MANIFEST, LabelShard, Reason, equity_errors, read_labels
+
+
+@dataclass(frozen=True)
+class LabelErrors:
+    """``bench labels``: each evaluator's equity error against a rollout-label folder, and the net minus gnubg."""
+
+    benchmark: ClassVar[str] = "label-error"
+    folder: str
+    rows: int
+    labelling_net: str  # the labelling net's SHA-256 (manifest)
+    trials: int | None  # rollout trials a row (manifest), None when the manifest does not say
+    plies: int  # the judged net's lookahead
+    net: dict[str, dict[str, float | int]]  # by group (all, class, reason): rows, mae, mae_se, mean_error, label SE
+    gnubg: dict[str, dict[str, float | int]] | None  # the reference (gnubg 0-ply), the same groups; None without one
+    net_minus_gnubg: dict[str, dict[str, float]] | None  # per group: paired difference of absolute errors, its SE
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as ``bench labels --json`` prints them."""
+        return {
+            "benchmark": self.benchmark,
+            "folder": self.folder,
+            "rows": self.rows,
+            "labelling_net": self.labelling_net,
+            "trials": self.trials,
+            "plies": self.plies,
+            "net": self.net,
+            "gnubg_0ply": self.gnubg,
+            "net_minus_gnubg": self.net_minus_gnubg,
+        }
+
+
+def paired_abs_difference(
+    equity: np.ndarray, other: np.ndarray, labels: np.ndarray, groups: dict[str, np.ndarray]
+) -> dict[str, dict[str, float]]:
+    """Per group: mean of |equity - label| - |other - label| and its SE over the group's rows (negative: ``equity``
+    is closer to the labels)."""
+    diff = np.abs(equity - labels) - np.abs(other - labels)
+    out: dict[str, dict[str, float]] = {}
+    for name, mask in groups.items():
+        n = int(mask.sum())
+        if n < 2:
+            continue
+        out[name] = {
+            "mean": round(float(diff[mask].mean()), 5),
+            "se": round(float(diff[mask].std(ddof=1) / math.sqrt(n)), 5),
+        }
+    return out
+
+
+def gnubg_equity() -> Callable[[np.ndarray], np.ndarray] | None:
+    """GNU Backgammon 0-ply's cubeless equity of each board's side on roll, None without the gnubg package."""
+    if gnubg is None:
+        return None
+    player = make_gnubg_player(0, parse_cube_spec("none"))
+    return lambda boards: cubeless_equity(player.probabilities(boards))
+
+
+def label_errors(
+    folder: Path, ev: BoardEvaluator, plies: int = 0, reference: Callable[[np.ndarray], np.ndarray] | None = None
+) -> LabelErrors:
+    """The equity errors of ``ev`` at ``plies`` (and of ``reference``, boards -> cubeless equity of the side on roll,
+    such as :func:`gnubg_equity`, when given) against the rollout labels in ``folder``; JumpgammonError without
+    shards."""
+    data = read_labels(folder)
+    manifest = json.loads((folder / MANIFEST).read_text()) if (folder / MANIFEST).exists() else {}
+    identity = manifest.get("identity", {})
+    boards = data.boards.astype(np.int8)
+    ours = cubeless_equity(evaluate_plies(ev, boards, plies))
+    net = equity_errors(data, ours)
+    theirs = None if reference is None else np.asarray(reference(boards), dtype=np.float64)
+    by_group = {name: _mask(data, name) for name in net}
+    return LabelErrors(
+        folder=str(folder),
+        rows=len(data),
+        labelling_net=str(identity.get("weights_sha256", "unknown"))[:16],
+        trials=identity.get("rollout", {}).get("trials"),
+        plies=plies,
+        net=net,
+        gnubg=None if theirs is None else equity_errors(data, theirs),
+        net_minus_gnubg=None
+        if theirs is None
+        else paired_abs_difference(ours, theirs, data.equity.astype(np.float64), by_group),
+    )
+
+
+def _mask(data: LabelShard, group: str) -> np.ndarray:
+    """The rows of ``group`` as :func:`training.rollout_labels.equity_errors` names them."""
+    if group == "all":
+        return np.ones(len(data), bool)
+    for c in NET_CLASSES:
+        if group == c.value:
+            return np.asarray(data.classes == c.gnubg_code)
+    for r in Reason:
+        if group == f"reason_{r.label}":
+            return np.asarray(data.reasons == r)
+    raise ValueError(f"unknown group {group!r}")
