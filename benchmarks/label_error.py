@@ -33,7 +33,8 @@ from training.rollout_labels import MANIFEST, LabelShard, Reason, equity_errors,
 
 @dataclass(frozen=True)
 class LabelErrors:
-    """``bench labels``: each evaluator's equity error against a rollout-label folder, and the net minus gnubg."""
+    """``bench labels``: the net's equity error against a rollout-label folder, a reference's (gnubg 0-ply, or another
+    net) on the same rows, and the net minus the reference, paired."""
 
     benchmark: ClassVar[str] = "label-error"
     folder: str
@@ -42,8 +43,9 @@ class LabelErrors:
     trials: int | None  # rollout trials a row (manifest), None when the manifest does not say
     plies: int  # the judged net's lookahead
     net: dict[str, dict[str, float | int]]  # by group (all, class, reason): rows, mae, mae_se, mean_error, label SE
-    gnubg: dict[str, dict[str, float | int]] | None  # the reference (gnubg 0-ply), the same groups; None without one
-    net_minus_gnubg: dict[str, dict[str, float]] | None  # per group: paired difference of absolute errors, its SE
+    reference: str | None  # what the reference is ("gnubg 0-ply", "net:FILE@PLY"), None without one
+    reference_errors: dict[str, dict[str, float | int]] | None  # the reference's, the same groups
+    net_minus_reference: dict[str, dict[str, float]] | None  # per group: paired difference of absolute errors, its SE
 
     def to_json(self) -> dict[str, Any]:
         """The figures as ``bench labels --json`` prints them."""
@@ -55,8 +57,9 @@ class LabelErrors:
             "trials": self.trials,
             "plies": self.plies,
             "net": self.net,
-            "gnubg_0ply": self.gnubg,
-            "net_minus_gnubg": self.net_minus_gnubg,
+            "reference": self.reference,
+            "reference_errors": self.reference_errors,
+            "net_minus_reference": self.net_minus_reference,
         }
 
 
@@ -86,17 +89,26 @@ def gnubg_equity() -> Callable[[np.ndarray], np.ndarray] | None:
     return lambda boards: cubeless_equity(player.probabilities(boards))
 
 
+def net_equity(ev: BoardEvaluator, plies: int = 0) -> Callable[[np.ndarray], np.ndarray]:
+    """A net's cubeless equity at ``plies`` of each board's side on roll."""
+    return lambda boards: cubeless_equity(evaluate_plies(ev, boards, plies))
+
+
 def label_errors(
-    folder: Path, ev: BoardEvaluator, plies: int = 0, reference: Callable[[np.ndarray], np.ndarray] | None = None
+    folder: Path,
+    ev: BoardEvaluator,
+    plies: int = 0,
+    reference: Callable[[np.ndarray], np.ndarray] | None = None,
+    reference_name: str = "gnubg 0-ply",
 ) -> LabelErrors:
     """The equity errors of ``ev`` at ``plies`` (and of ``reference``, boards -> cubeless equity of the side on roll,
-    such as :func:`gnubg_equity`, when given) against the rollout labels in ``folder``; JumpgammonError without
-    shards."""
+    such as :func:`gnubg_equity` or :func:`net_equity`, when given) against the rollout labels in ``folder``;
+    JumpgammonError without shards."""
     data = read_labels(folder)
     manifest = json.loads((folder / MANIFEST).read_text()) if (folder / MANIFEST).exists() else {}
     identity = manifest.get("identity", {})
     boards = data.boards.astype(np.int8)
-    ours = cubeless_equity(evaluate_plies(ev, boards, plies))
+    ours = net_equity(ev, plies)(boards)
     net = equity_errors(data, ours)
     theirs = None if reference is None else np.asarray(reference(boards), dtype=np.float64)
     by_group = {name: _mask(data, name) for name in net}
@@ -107,8 +119,9 @@ def label_errors(
         trials=identity.get("rollout", {}).get("trials"),
         plies=plies,
         net=net,
-        gnubg=None if theirs is None else equity_errors(data, theirs),
-        net_minus_gnubg=None
+        reference=None if theirs is None else reference_name,
+        reference_errors=None if theirs is None else equity_errors(data, theirs),
+        net_minus_reference=None
         if theirs is None
         else paired_abs_difference(ours, theirs, data.equity.astype(np.float64), by_group),
     )

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from benchmarks.speed import bench_eval, bench_movegen
 from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
@@ -38,6 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg, moves and labels")
     p.add_argument(
         "--labels", type=Path, default=None, help="labels: a rollout-label folder (`jumpgammon label --out`)"
+    )
+    p.add_argument(
+        "--against",
+        type=existing_file,
+        default=None,
+        help="labels: compare with this net at the same plies instead of gnubg 0-ply",
     )
     p.add_argument(
         "--games",
@@ -173,14 +182,21 @@ def _moves(args: argparse.Namespace) -> int:
 
 def _labels(args: argparse.Namespace) -> int:
     """``bench labels``: the net's equity error against a rollout-label folder, beside gnubg 0-ply's; returns 0."""
-    from benchmarks.label_error import gnubg_equity, label_errors
+    from benchmarks.label_error import gnubg_equity, label_errors, net_equity
     from nets.evaluator import load_evaluator
 
     if args.labels is None:
         raise ValueError("bench labels needs --labels DIR (a folder of `jumpgammon label` shards)")
     if not args.labels.is_dir():
         raise ValueError(f"--labels {str(args.labels)!r} is not a folder")
-    result = label_errors(args.labels, load_evaluator(args.weights), args.plies, gnubg_equity())
+    ev = load_evaluator(args.weights)
+    reference: Callable[[np.ndarray], np.ndarray] | None
+    if args.against is not None:
+        name = f"net:{args.against}@{args.plies}"
+        reference = net_equity(load_evaluator(args.against), args.plies)
+    else:
+        name, reference = "gnubg 0-ply", gnubg_equity()
+    result = label_errors(args.labels, ev, args.plies, reference, name)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
@@ -188,11 +204,12 @@ def _labels(args: argparse.Namespace) -> int:
         f"cubeless equity against the rollouts of {result.rows:,} positions in {result.folder} "
         f"({result.trials} trials a row, labelled by sha256:{result.labelling_net}); the net at {args.plies}-ply"
     )
-    print("| rows | n | net MAE (SE) | gnubg 0-ply MAE (SE) | net minus gnubg, paired (SE) | labels' mean SE |")
+    ref = result.reference or "gnubg 0-ply"
+    print(f"| rows | n | net MAE (SE) | {ref} MAE (SE) | net minus {ref}, paired (SE) | labels' mean SE |")
     print("|---|---|---|---|---|---|")
     for group, mine in result.net.items():
-        theirs = (result.gnubg or {}).get(group)
-        diff = (result.net_minus_gnubg or {}).get(group)
+        theirs = (result.reference_errors or {}).get(group)
+        diff = (result.net_minus_reference or {}).get(group)
         print(
             f"| {group} | {mine['rows']:,} | {mine['mae']:.4f} ({mine['mae_se']:.4f}) | "
             + (f"{theirs['mae']:.4f} ({theirs['mae_se']:.4f})" if theirs else "(no gnubg package)")

@@ -27,12 +27,35 @@ def test_the_net_errors_are_its_equities_against_the_labels_and_the_pairing_is_r
     mine = np.abs(cubeless_equity(load_evaluator().evaluate_boards(data.boards)) - labels)
     assert result.rows == len(data) == 1024 and result.trials == 216 and result.labelling_net == "65e254ef9591ee54"
     assert result.net["all"]["mae"] == pytest.approx(mine.mean(), abs=1e-5)
-    assert result.gnubg is not None and result.gnubg["all"]["mae"] == 0
-    assert result.net_minus_gnubg is not None
-    assert result.net_minus_gnubg["all"]["mean"] == pytest.approx(mine.mean(), abs=1e-5)
-    race = result.net_minus_gnubg["race"]
+    assert result.reference_errors is not None and result.reference_errors["all"]["mae"] == 0
+    assert result.net_minus_reference is not None
+    assert result.net_minus_reference["all"]["mean"] == pytest.approx(mine.mean(), abs=1e-5)
+    race = result.net_minus_reference["race"]
     assert race["mean"] == pytest.approx(result.net["race"]["mae"], abs=1e-5) and race["se"] > 0
-    assert set(result.to_json()) >= {"net", "gnubg_0ply", "net_minus_gnubg", "plies", "rows"}
+    assert set(result.to_json()) >= {"net", "reference", "reference_errors", "net_minus_reference", "plies", "rows"}
+
+
+def test_a_net_against_itself_differs_by_exactly_nothing() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "bench",
+            "labels",
+            "--labels",
+            str(LABELS),
+            "--against",
+            str(REPO / "weights" / "default.jgw"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["reference"].startswith("net:") and out["net_minus_reference"]["all"] == {"mean": 0.0, "se": 0.0}
 
 
 def test_a_paired_difference_has_the_se_of_the_row_differences() -> None:

@@ -830,6 +830,7 @@ GOOD_VALUES: dict[str, st.SearchStrategy[str]] = {
     "--mat": st.sampled_from(["mats", ".", "no/dir", "tiny.jgw", ""]),
     "--checkpoint": st.sampled_from(["ledger.jsonl", "no/dir/ledger.jsonl", ".", "tiny.jgw", ""]),
     "--luck": st.sampled_from(WEIGHT_FILES),
+    "--against": st.sampled_from(WEIGHT_FILES),
     "--length": st.integers(-1, 70).map(str),
     "--met": st.sampled_from(["Kazaross-XG2", "woolsey", "Rockwell-Kazaross", "XG2", "x.xml", "tiny.jgw", "", "."]),
     "--keith": st.sampled_from(["0.276,0.011", "0.2,0", "0,0", "0.3,0.4", "1,0", "0.2", "0.2,", "nan,0", "0.2,0.1,0"]),
