@@ -105,7 +105,7 @@ class ErrorSummary:
 
 @dataclass(frozen=True)
 class ErrorDifference:
-    """A paired difference of mEMG (ours minus gnubg 0-ply's) with its standard error."""
+    """A paired difference of mEMG (ours minus gnubg 0-ply's, or minus another net's) with its standard error."""
 
     memg: float
     se: float
@@ -127,6 +127,9 @@ class MoveBenchResult:
     gnubg_0ply: dict[str, ErrorSummary]
     ours_minus_gnubg_0ply: dict[str, ErrorDifference]
     same_play_as_gnubg_2ply: float
+    #: With ``bench moves --against FILE``: that net's errors at the same plies, and ours minus its, paired.
+    against: dict[str, ErrorSummary] | None = None
+    ours_minus_against: dict[str, ErrorDifference] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The result as ``bench moves --json`` prints it."""
@@ -147,13 +150,22 @@ def summarize(errors: np.ndarray, classes: np.ndarray) -> dict[str, ErrorSummary
     return out
 
 
-def bench_moves(ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRORS) -> MoveBenchResult:
-    """The evaluator's and gnubg 0-ply's mean move error against gnubg 2-ply, by class, with the paired difference."""
+def bench_moves(
+    ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRORS, against: BoardEvaluator | None = None
+) -> MoveBenchResult:
+    """The evaluator's and gnubg 0-ply's mean move error against gnubg 2-ply, by class, with the paired difference
+    (and, with ``against``, that evaluator's at the same plies and ours minus its, paired)."""
     moves = MoveErrorSet.load(data)
     kids = moves.child_boards()
     ours = decision_errors(moves.equity2, moves.offsets, choose_children(ev, kids, moves.offsets, plies))
     gnubg0 = decision_errors(moves.equity2, moves.offsets, segment_argmax(moves.equity0, moves.offsets))
     diff = summarize(ours - gnubg0, moves.gnubg_class)
+    other = (
+        None
+        if against is None
+        else decision_errors(moves.equity2, moves.offsets, choose_children(against, kids, moves.offsets, plies))
+    )
+    other_diff = None if other is None else summarize(ours - other, moves.gnubg_class)
     return MoveBenchResult(
         plies=plies,
         decisions=len(moves),
@@ -163,6 +175,10 @@ def bench_moves(ev: BoardEvaluator, plies: int = 0, data: str | Path = MOVE_ERRO
         gnubg_0ply=summarize(gnubg0, moves.gnubg_class),
         ours_minus_gnubg_0ply={k: ErrorDifference(v.memg, v.se) for k, v in diff.items()},
         same_play_as_gnubg_2ply=float((ours == 0).mean()) if len(ours) else float("nan"),
+        against=None if other is None else summarize(other, moves.gnubg_class),
+        ours_minus_against=None
+        if other_diff is None
+        else {k: ErrorDifference(v.memg, v.se) for k, v in other_diff.items()},
     )
 
 

@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--against",
         type=existing_file,
         default=None,
-        help="labels: compare with this net at the same plies instead of gnubg 0-ply",
+        help="labels and moves: compare with this net at the same plies (labels: instead of gnubg 0-ply), paired",
     )
     p.add_argument(
         "--games",
@@ -168,7 +168,8 @@ def _moves(args: argparse.Namespace) -> int:
     from benchmarks.move_error import MOVE_ERRORS, bench_moves, markdown_table
     from nets.evaluator import load_evaluator
 
-    result = bench_moves(load_evaluator(args.weights), args.plies, args.data or MOVE_ERRORS)
+    against = None if args.against is None else load_evaluator(args.against)
+    result = bench_moves(load_evaluator(args.weights), args.plies, args.data or MOVE_ERRORS, against)
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
@@ -177,6 +178,9 @@ def _moves(args: argparse.Namespace) -> int:
         f"decisions from gnubg's games; the net plays at {args.plies}-ply"
     )
     print(markdown_table(result))
+    if result.ours_minus_against is not None:
+        shown = ", ".join(f"{k} {v.memg:+.2f} ({v.se:.2f})" for k, v in result.ours_minus_against.items())
+        print(f"minus net:{args.against}@{args.plies}, paired (SE): {shown}")
     return 0
 
 

@@ -121,6 +121,16 @@ def test_bench_moves_errors_are_non_negative_and_classes_add_up(subset: MoveErro
     assert diff == pytest.approx(result.ours["overall"].memg - result.gnubg_0ply["overall"].memg)
 
 
+def test_bench_moves_against_another_net_pairs_the_same_decisions(subset: MoveErrorSet) -> None:
+    oracle = TableEvaluator(subset, +1.0)  # plays gnubg 2-ply's choice: no error at all
+    result = bench_moves(load_evaluator(), 0, SUBSET, against=oracle)
+    assert result.against is not None and result.ours_minus_against is not None
+    assert result.against["overall"].memg == 0
+    assert result.ours_minus_against["overall"].memg == pytest.approx(result.ours["overall"].memg)
+    assert result.ours_minus_against["overall"].se == pytest.approx(result.ours["overall"].se)
+    assert bench_moves(load_evaluator(), 0, SUBSET).against is None
+
+
 def test_cli_bench_moves_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["bench", "moves", "--data", str(SUBSET), "--plies", "0", "--json"])
     js = json.loads(capsys.readouterr().out)
