@@ -70,17 +70,17 @@ def quoted_phrases(curve: str, opt: Optimum) -> list[str]:
     return phrases
 
 
-def committed_curve(curve: str) -> dict[str, Any]:
-    """``curve`` as the committed result.json holds it."""
-    result = json.loads((COMMITTED / EXPERIMENT_OF[curve] / "result.json").read_text())
+def committed_curve(curve: str, run: Path = COMMITTED) -> dict[str, Any]:
+    """``curve`` as the committed result.json of ``run`` (a folder of experiment folders) holds it."""
+    result = json.loads((run / EXPERIMENT_OF[curve] / "result.json").read_text())
     (found,) = [c for c in result["curves"] if c["name"] == curve]
     return found
 
 
-def refit(curve: str, replicates: int) -> Optimum:
-    """``curve``'s fit from the committed pairs.npz by the rule, with the committed run's seed."""
+def refit(curve: str, replicates: int, run: Path = COMMITTED) -> Optimum:
+    """``curve``'s fit from ``run``'s committed pairs.npz by the rule, with the committed run's seed."""
     experiment = EXPERIMENT_OF[curve]
-    folder = COMMITTED / experiment
+    folder = run / experiment
     points = committed_points(folder)
     (spec,) = [c for c in curves(experiment) if c.name == curve]
     pairs = [
@@ -126,3 +126,42 @@ def test_the_doc_parts_are_found_and_distinct() -> None:
     parts = {curve: doc_part(curve) for curve in ROWS}
     assert all(re.search(r"\*\*[\d.]+%?\*\*", p) for p in parts.values())
     assert len(set(parts.values())) == len(parts)
+
+
+# The luck-adjusted repeats of experiments 1 and 2 (docs/experiments.md, "Experiments 1 and 2 again"): each run's
+# folder and the curves it has finished (a curve not yet played is not in its result.json).
+REPEATS = {"shipped-net-seed2": "shipped net, seed 2", "td-net-seed2": "TD net, seed 2"}
+
+
+def repeat_curves() -> list[tuple[str, str]]:
+    """(run folder, curve) of every finished curve of the repeats."""
+    found = []
+    for run in REPEATS:
+        for experiment in ("janowski", "jump"):
+            path = COMMITTED / run / experiment / "result.json"
+            if path.exists():
+                found += [(run, c["name"]) for c in json.loads(path.read_text())["curves"]]
+    return found
+
+
+def test_some_repeat_is_committed() -> None:
+    assert ("shipped-net-seed2", "janowski") in repeat_curves()
+
+
+@pytest.mark.parametrize(("run", "curve"), repeat_curves())
+def test_a_repeat_refits_to_its_result_and_the_docs_quote_it(run: str, curve: str) -> None:
+    committed = committed_curve(curve, COMMITTED / run)
+    assert json.loads((COMMITTED / run / EXPERIMENT_OF[curve] / "result.json").read_text())["luck_adjusted"] is True
+    assert without_bootstrap(refit(curve, 20, COMMITTED / run).to_json()) == without_bootstrap(committed["optimum"])
+    opt = Optimum.from_json(committed["optimum"])
+    assert opt.selected_ci95 is not None
+    v = formatter(curve)
+    row = [line for line in DOC.read_text().splitlines() if line.startswith(f"| {REPEATS[run]} | {curve} |")]
+    assert len(row) == 1, f"docs/experiments.md has no row for {REPEATS[run]}, {curve}"
+    for phrase in (
+        f"**{v(opt.best)}**",
+        f"[{v(opt.ci95[0])}, {v(opt.ci95[1])}]",
+        f"[{v(opt.selected_ci95[0])}, {v(opt.selected_ci95[1])}]",
+        f"{DEGREE_NAMES[opt.degree]}",
+    ):
+        assert phrase in row[0], (run, curve, phrase)
