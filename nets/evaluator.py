@@ -92,7 +92,7 @@ def possible_results(boards: np.ndarray, race: np.ndarray) -> np.ndarray:
 
 
 def within_rules(probs: np.ndarray, possible: np.ndarray) -> np.ndarray:
-    """``probs`` (n, 5) with the gammon and backgammon chances the rules rule out (:func:`possible_results`) set to 0."""
+    """``probs`` (n, 5) with the gammon and backgammon chances the rules exclude (:func:`possible_results`) set to 0."""
     out = np.array(probs, dtype=np.float64, copy=True)
     out[:, 1:] *= possible
     return out
