@@ -88,7 +88,9 @@ def test_train_plays_the_cube_with_a_local_volatility(
     (entry,) = report["strategies"]
     assert report["games"] >= 120 and entry["spec"] == spec
     assert report["doubles"] == report["takes"] + report["passes"] > 0
-    assert report["passes"] == report["ended_by_pass"] > 0 and report["takes"] > 0
+    # Every pass ends its game; whether a pass happens at all in 120 games of these tiny random nets is the
+    # dice's affair (the decider test above asserts takes and passes on positions from real games).
+    assert report["passes"] == report["ended_by_pass"] and report["takes"] > 0
     assert entry["local_volatilities"] > 0
     assert ("lookaheads_run" in entry) == (spec == "jump-local")
     if spec == "jump-local":
