@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from benchmarks.positions import random_game_positions
 from engine import Position
 from nets.encoding import EXTRA_PER_SIDE, FEATURES, N_INPUTS, Encoding, encode
+from tests.boards import board_from_counts
 from tests.engine.strategies import boards
 
 V2 = Encoding.V2
@@ -38,14 +39,7 @@ def _index(name: str) -> int:
     return matches[0]
 
 
-def _board(own: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board from the side on roll's counts by point (25: bar) and the opponent's by our point (0: its bar)."""
-    b = np.zeros(26, np.int8)
-    for p, n in own.items():
-        b[p] = n
-    for p, n in opponent.items():
-        b[p] = -n
-    return b
+_board = board_from_counts
 
 
 # --------------------------------------------------------------------------------------------

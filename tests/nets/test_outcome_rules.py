@@ -8,18 +8,10 @@ import pytest
 from engine.batch import phases
 from engine.position import GamePhase
 from nets.evaluator import load_evaluator, possible_results
+from tests.boards import board_from_counts
 from tests.selfplay_boards import positions_from_games
 
-
-def _board(own: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board seen by the side on roll: its checkers on ``own`` points (25 its bar), the opponent's on ``opponent``
-    points in the same numbering (0 the opponent's bar)."""
-    board = np.zeros(26, np.int8)
-    for p, n in own.items():
-        board[p] = n
-    for p, n in opponent.items():
-        board[p] = -n
-    return board
+_board = board_from_counts
 
 
 # (side on roll's checkers, opponent's, race?) -> can win gammon, win backgammon, lose gammon, lose backgammon
