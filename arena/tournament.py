@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -239,6 +239,8 @@ class TournamentResult:
     matches_per_second: float | None = None
     #: Money games played with a luck evaluator: A's luck-adjusted points per game and its SE (same pairs).
     adjusted: Figure | None = None
+    #: A run told to stop at a target SE: (the target, the most games or matches it would have played).
+    stopping: tuple[float, int] | None = None
 
     @property
     def ppg(self) -> float:
@@ -270,6 +272,8 @@ class TournamentResult:
                 "se": self.adjusted.se,
                 "se_ratio": None if se_ratio is None else round(se_ratio, 3),
             }
+        if self.stopping is not None:
+            out["until_se"] = {"target": self.stopping[0], "most": self.stopping[1]}
         return out
 
     def equivalence(self, margin: float, alpha: float = 0.05) -> Equivalence | None:
@@ -295,14 +299,53 @@ class _Tally:
     def add(self, block: AnyBlock) -> None:
         self.blocks[block.first_pair] = block
 
+    def ordered(self) -> list[AnyBlock]:
+        """The blocks in pair order."""
+        return [self.blocks[key] for key in sorted(self.blocks)]
+
     def pair_points(self) -> np.ndarray:
         """A's mean points (matches won, in matches) per pair, in pair order."""
-        return pair_scores([self.blocks[key] for key in sorted(self.blocks)])
+        return pair_scores(self.ordered())
 
     def running(self) -> tuple[float, float | None]:
         """(ppg or MWC, its SE) so far; no SE before two pairs."""
         mean, se, _ = pair_statistics(self.pair_points())
         return mean, se
+
+
+#: A run with a target SE stops no sooner than this many games (matches): an SE from fewer is too rough to trust.
+MIN_UNITS_BEFORE_SE_STOP = 1000
+
+
+def stopping_prefix(blocks: Sequence[AnyBlock], target_se: float) -> int | None:
+    """How many leading blocks (in pair order, from pair 0) a run stopping at ``target_se`` keeps; None if none.
+
+    The run stops after the first block at which A's SE (luck-adjusted where every block has its
+    luck) is at most ``target_se``, once :data:`MIN_UNITS_BEFORE_SE_STOP` games (matches) are in.
+    The rule looks at the SE only, never at the mean, so the estimate it leaves stays unbiased to
+    first order. Blocks after a gap in the pairs are not looked at.
+    """
+    units = 0
+    expected = 0
+    for count, block in enumerate(blocks, start=1):
+        if block.first_pair != expected:
+            return None
+        units += _units(block)
+        expected = block.first_pair + _units(block) // 2
+        if units < MIN_UNITS_BEFORE_SE_STOP:
+            continue
+        if (se := prefix_se(blocks[:count])) is not None and se <= target_se:
+            return count
+    return None
+
+
+def prefix_se(blocks: Sequence[AnyBlock]) -> float | None:
+    """A's SE over the blocks (luck-adjusted where every block has its luck); None before two pairs."""
+    scores = pair_scores(blocks)
+    luck = pair_luck_of(blocks)
+    if luck is not None:
+        return paired_figure(scores - luck).se
+    return pair_statistics(scores)[1]
 
 
 def running_text(mean: float, se: float | None, matches: bool) -> str:
@@ -506,8 +549,9 @@ def _play_blocks(
     progress: bool,
     on_block: Callable[[AnyBlock], None] | None,
     checkpoint: Path | None,
+    until_se: float | None = None,
 ) -> tuple[tuple[str, str], list[AnyBlock], float, set[int]]:
-    """Play the blocks still missing.
+    """Play the blocks still missing (with ``until_se``, only until :func:`stopping_prefix` stops the run).
 
     Returns the players' names, every block in pair order, the seconds spent playing and the
     first pairs of the blocks played in them (the blocks read back from ``checkpoint`` excluded).
@@ -527,7 +571,12 @@ def _play_blocks(
             # a block of another length (the last block of a run of another size) is played again
             if (block.first_pair, _units(block) // 2) in wanted:
                 tally.add(block)
-    todo = [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
+
+    def kept_prefix() -> int | None:
+        return None if until_se is None else stopping_prefix(tally.ordered(), until_se)
+
+    stop = kept_prefix()
+    todo = [] if stop else [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
     in_block: list[int] = []  # games of the block in play already on the bar (played here, not in workers)
 
     def on_done(games: int) -> None:
@@ -558,6 +607,8 @@ def _play_blocks(
             in_block.clear()
             fresh.add(block.first_pair)
             bar.set_postfix_str(running_text(*tally.running(), matches=cfg.match_length is not None))
+            if (stop := kept_prefix()) is not None:
+                break
     except (KeyboardInterrupt, Exception) as exc:
         if not raised_by_interrupt(exc):
             raise
@@ -570,7 +621,10 @@ def _play_blocks(
         ) from None
     finally:
         bar.close()
-    return names, [tally.blocks[k] for k in sorted(tally.blocks)], time.perf_counter() - started, fresh
+        if isinstance(source, Generator):
+            source.close()  # a run stopped early: let the pool (or Ray's waiting loop) wind down now
+    blocks = tally.ordered()
+    return names, blocks[:stop] if stop else blocks, time.perf_counter() - started, fresh
 
 
 def run_tournament(
@@ -581,15 +635,25 @@ def run_tournament(
     progress: bool = True,
     on_block: Callable[[AnyBlock], None] | None = None,
     checkpoint: Path | None = None,
+    until_se: float | None = None,
 ) -> tuple[TournamentResult, list[AnyBlock]]:
     """Play the tournament (money games, or matches); returns the result (A's view) and the blocks in pair order.
 
     The players are built here first, so a bad spec or weights file fails before any game.
     With ``checkpoint`` (a ledger, :mod:`arena.ledger`) finished blocks are kept on disk and a
-    rerun of the same tournament plays only the blocks still missing.
+    rerun of the same tournament plays only the blocks still missing. With ``until_se`` the run
+    stops early where :func:`stopping_prefix` says (``cfg.games`` is then the most it plays), and
+    the result holds the blocks up to there.
     """
-    names, blocks, seconds, fresh = _play_blocks(cfg, workers, ray_address, record, progress, on_block, checkpoint)
-    return summarise(cfg, names, blocks, seconds, fresh), blocks
+    if until_se is not None and not (until_se > 0 and math.isfinite(until_se)):
+        raise InvalidSpec(f"target SE {until_se!r} is not a positive number")
+    names, blocks, seconds, fresh = _play_blocks(
+        cfg, workers, ray_address, record, progress, on_block, checkpoint, until_se
+    )
+    result = summarise(cfg, names, blocks, seconds, fresh)
+    if until_se is not None:
+        result.stopping = (until_se, cfg.games)
+    return result, blocks
 
 
 def save_games(path: Path, result: TournamentResult, blocks: Sequence[AnyBlock]) -> None:

@@ -105,6 +105,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "level 0.05 (the 90%% interval inside the margin), on the luck-adjusted figure with --luck",
     )
     p.add_argument(
+        "--until-se",
+        type=float_range(0.0, 1.0, low_open=True, high_open=True),
+        default=None,
+        metavar="SE",
+        help="stop after the first block at which A's SE (luck-adjusted with --luck) is at most SE ppg (in matches: "
+        "MWC), once 1,000 games (matches) are in; --games is then the most played. The rule looks at the SE only",
+    )
+    p.add_argument(
         "--block-pairs",
         type=int_range(1, 65536),
         default=BLOCK_PAIRS,
@@ -185,7 +193,12 @@ def run(args: argparse.Namespace) -> int:
     record = args.save is not None or args.mat is not None
     _check_output(args.checkpoint, "--checkpoint", folder=False)
     result, blocks = run_tournament(
-        cfg, workers=args.workers, ray_address=args.ray, record=record, checkpoint=args.checkpoint
+        cfg,
+        workers=args.workers,
+        ray_address=args.ray,
+        record=record,
+        checkpoint=args.checkpoint,
+        until_se=args.until_se,
     )
     started = time.perf_counter()
     if args.save is not None:
@@ -228,6 +241,17 @@ def _equivalence_line(e: Equivalence, r: TournamentResult) -> str:
     )
 
 
+def _stopping_lines(r: TournamentResult) -> list[str]:
+    """Where a run with a target SE stopped (or that it played them all without reaching it); [] without one."""
+    if r.stopping is None:
+        return []
+    target, most = r.stopping
+    played = r.matches if r.matches is not None else r.games
+    se = r.adjusted.se if r.adjusted is not None else r.se
+    reached = "reached" if se is not None and se <= target else "not reached"
+    return [f"  --until-se {target:g}: target SE {reached} at {played:,} of at most {most:,}"]
+
+
 def _luck_lines(r: TournamentResult) -> list[str]:
     """The luck-adjusted result (ppg, or A's match wins in percent) and how much narrower its SE is; [] without."""
     if r.adjusted is None:
@@ -255,6 +279,7 @@ def _format_match_result(r: TournamentResult) -> str:
         f"{_count(r.crawford_games, 'Crawford game')}, {r.post_crawford_games:,} post-Crawford",
     ]
     lines[1:1] = _luck_lines(r)
+    lines += _stopping_lines(r)
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(
@@ -289,6 +314,7 @@ def format_result(r: TournamentResult) -> str:
         f"in {r.seconds:.1f} s, {r.games_per_second:.1f} games/s",
     ]
     lines[1:1] = _luck_lines(r)
+    lines += _stopping_lines(r)
     rows: list[tuple[str, Any]] = [("A", r.a), ("B", r.b)]
     for label, s in rows:
         lines.append(

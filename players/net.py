@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
+
 import numpy as np
 
 from nets.evaluator import Evaluator
@@ -13,6 +16,12 @@ from players.strategic import StrategyPlayer
 
 # (id of the evaluator, plies) -> (boards' bytes, probabilities) of the last call.
 _LAST_PROBABILITIES: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}
+
+#: Boards whose two-roll outcomes each evaluator remembers (18 KB a board).
+TWO_ROLL_CACHE_BOARDS = 2048
+# evaluator -> board bytes -> (441, 5) outcomes, least recently used first. Shared by every player on the
+# evaluator, so two jump-local players on one net (say, two local measures) pay for each lookahead once.
+_TWO_ROLL: weakref.WeakKeyDictionary[Evaluator, OrderedDict[bytes, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
 class NetPlayer(StrategyPlayer):
@@ -68,5 +77,26 @@ class NetPlayer(StrategyPlayer):
         return self.volatility_net.volatility(boards, self.evaluator.evaluate_boards(boards))
 
     def two_roll_outcomes(self, boards: np.ndarray) -> np.ndarray:
-        """(n, 441, 5) probabilities after each pair of rolls (0-ply lookahead), side on roll's view."""
-        return two_roll_outcomes_batch(self.evaluator, boards)
+        """(n, 441, 5) probabilities after each pair of rolls (0-ply lookahead), side on roll's view.
+
+        One lookahead per distinct board not met lately by any player on this evaluator (whose
+        weights a player never changes, so a remembered board's outcomes stay right).
+        """
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+        cache = _TWO_ROLL.setdefault(self.evaluator, OrderedDict())
+        keys = [row.tobytes() for row in boards]
+        missing: dict[bytes, int] = {}
+        for k, key in enumerate(keys):
+            if key not in cache and key not in missing:
+                missing[key] = k
+        if missing:
+            found = two_roll_outcomes_batch(self.evaluator, boards[list(missing.values())])
+            for key, outcomes in zip(missing, found, strict=True):
+                cache[key] = outcomes
+        out = np.empty((len(keys), 441, 5))
+        for k, key in enumerate(keys):
+            out[k] = cache[key]
+            cache.move_to_end(key)
+        while len(cache) > TWO_ROLL_CACHE_BOARDS:
+            cache.popitem(last=False)
+        return out

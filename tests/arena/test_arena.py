@@ -318,3 +318,39 @@ def test_a_ledger_is_extended_by_a_longer_run_and_serves_a_shorter_one(tmp_path:
         short, progress=False, checkpoint=path, on_block=lambda b: played.append(b.first_pair)
     )
     assert played == [] and again_short.games == 20  # both of its blocks are in the ledger
+
+
+def test_a_run_with_a_target_se_stops_at_the_first_block_that_reaches_it(tmp_path: Path) -> None:
+    """--until-se keeps exactly the leading blocks of the full run up to the first block whose SE is on target,
+    never fewer than 1,000 games, and a ledger that already holds them plays nothing more."""
+    from dataclasses import replace
+
+    from arena.tournament import MIN_UNITS_BEFORE_SE_STOP, prefix_se, stopping_prefix
+
+    cfg = TournamentConfig(PlayerSpec("random:1"), PlayerSpec("random:2"), games=2400, seed=21, block_pairs=100)
+    _, full = run_tournament(cfg, progress=False)
+    ses = [prefix_se(full[:k]) for k in range(1, len(full) + 1)]
+    target = ses[6]  # the SE after 1,400 games: some block from the fifth to the seventh first reaches it
+    assert target is not None
+    expected = next(k for k in range(5, len(full) + 1) if (se := ses[k - 1]) is not None and se <= target)
+    assert 5 <= expected <= 7 and stopping_prefix(full, target) == expected
+    early, blocks = run_tournament(cfg, progress=False, until_se=target)
+    assert [b.first_pair for b in blocks] == [b.first_pair for b in full[:expected]]
+    assert early.games == 200 * expected < cfg.games and early.se == ses[expected - 1]
+    assert early.to_json()["until_se"] == {"target": target, "most": 2400}
+    # never before 1,000 games, however loose the target; never where the target is not met
+    assert 200 * stopping_prefix(full, 0.99) == MIN_UNITS_BEFORE_SE_STOP  # type: ignore[operator]
+    assert stopping_prefix(full, min(s for s in ses if s is not None) / 2) is None
+    # the luck-adjusted SE decides where every block has its luck: luck that is the whole result leaves SE 0
+    lucky = [replace(b, luck_seat0=b.points_seat0.astype(float)) for b in money_blocks(full)]
+    assert prefix_se(lucky) == 0.0 and stopping_prefix(lucky, 1e-9) == 5
+    # a ledger of the whole run already holds the blocks: the rerun plays none and keeps the same prefix
+    path = tmp_path / "ledger.jsonl"
+    run_tournament(cfg, progress=False, checkpoint=path)
+    played: list[int] = []
+    again, _ = run_tournament(
+        cfg, progress=False, checkpoint=path, until_se=target, on_block=lambda b: played.append(b.first_pair)
+    )
+    assert played == [] and again.games == early.games and again.ppg == early.ppg
+    with pytest.raises(ValueError, match="target SE"):
+        run_tournament(cfg, progress=False, until_se=0.0)

@@ -238,3 +238,18 @@ def test_equivalence_tests_the_luck_adjusted_difference(capsys: pytest.CaptureFi
 def test_a_bad_equivalence_margin_is_refused(capsys: pytest.CaptureFixture[str], margin: str) -> None:
     code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--equivalence", margin)
     assert_clean_error(code, out, err, "--equivalence", as_json=False)
+
+
+def test_until_se_stops_a_run_early_and_says_where(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--a", "random:1", "--b", "random:2", "--games", "4000", "--block-pairs", "100", "--seed", "3"]
+    result = tournament_json(capsys, *base, "--until-se", "0.5")
+    assert result["games"] == 1000 and result["until_se"] == {"target": 0.5, "most": 4000}
+    assert result["se"] <= 0.5
+    code, out, _ = run_cli(capsys, "tournament", *base, "--until-se", "0.5")
+    assert code == 0 and "--until-se 0.5: target SE reached at 1,000 of at most 4,000" in out
+
+
+@pytest.mark.parametrize("target", ["0", "-0.1", "1", "nan", "x"])
+def test_a_bad_target_se_is_refused(capsys: pytest.CaptureFixture[str], target: str) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--until-se", target)
+    assert_clean_error(code, out, err, "--until-se", as_json=False)

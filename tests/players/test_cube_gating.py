@@ -147,3 +147,31 @@ def test_local_measure_specs_parse() -> None:
     for text, measure in [("jump-local", "std"), ("jump-local:0.08:std", "std"), ("jump-local::mean_abs", "mean_abs")]:
         strategy = parse_cube_spec(text).strategy
         assert strategy is not None and strategy.local_measure == measure
+
+
+@pytest.mark.slow  # lookaheads of 12 positions
+def test_two_players_on_one_net_share_each_lookahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A jump-local:std and a jump-local:mean_abs player on one evaluator run each board's lookahead once between
+    them, and get the outcomes an uncached lookahead gives, bit for bit."""
+    import players.net as net_module
+
+    ev = load_evaluator()
+    boards = positions_from_games(2, seed=5)[::6][:12]
+    run: list[int] = []
+
+    def counted(evaluator: object, b: np.ndarray) -> np.ndarray:
+        run.append(len(b))
+        return two_roll_outcomes_batch(ev, b)
+
+    monkeypatch.setattr(net_module, "two_roll_outcomes_batch", counted)
+    cache = {"": ev}
+    std, mean_abs = make_player("net@0", "jump-local", cache), make_player("net@0", "jump-local:0.1:mean_abs", cache)
+    assert isinstance(std, NetPlayer) and isinstance(mean_abs, NetPlayer)
+    first = std.two_roll_outcomes(boards)
+    again = mean_abs.two_roll_outcomes(np.concatenate([boards[::-1], boards]))
+    assert sum(run) == len({row.tobytes() for row in boards})  # each distinct board once, for both players
+    assert np.array_equal(first, two_roll_outcomes_batch(ev, boards))
+    assert np.array_equal(again[len(boards) :], first) and np.array_equal(again[: len(boards)], first[::-1])
+    other = NetPlayer(load_evaluator(), 0, parse_cube_spec("jump-local"), "other net object")
+    other.two_roll_outcomes(boards[:3])
+    assert sum(run) == len({row.tobytes() for row in boards}) + 3  # another evaluator keeps its own

@@ -22,12 +22,15 @@ from pathlib import Path
 
 from arena.ledger import block_from_json
 from arena.stats import Equivalence, Figure, equivalence_test, paired_figure
-from arena.tournament import pair_luck_of, pair_scores
+from arena.tournament import pair_luck_of, pair_scores, stopping_prefix
 from nets.weights import write_atomic
 
 TD_NET = "results/nets/td_v1.jgw"
 MARGIN = 0.003  # the equivalence margin, milli-ppg 3, declared before the runs
 BLOCK_PAIRS = 64  # pairs a block in every command (--block-pairs)
+# The unfinished comparisons stop at SE 1 milli-ppg (at most 60,000 games): declared on 2026-11-26 before any of
+# them had reached it, in place of a fixed 60,000; the rule looks at the SE only, never at the difference.
+UNTIL_SE = 0.001
 
 
 @dataclass(frozen=True)
@@ -41,14 +44,16 @@ class Comparison:
     b: str
     b_cube: str
     seed: int
-    games: int
+    games: int  # the most it plays
+    until_se: float | None = None  # stop at the first block whose luck-adjusted SE (ppg) is at most this
 
     def command(self, games: int | None = None) -> str:
         """The one-line command that plays it (or, with ``games``, reprints that many from a full ledger)."""
+        stop = f" --until-se {self.until_se:g}" if self.until_se is not None and games is None else ""
         return (
             f"jumpgammon tournament --a {self.a} --a-cube {self.a_cube} --b {self.b} --b-cube {self.b_cube} "
             f"--games {games or self.games} --seed {self.seed} --luck --block-pairs {BLOCK_PAIRS} "
-            f"--checkpoint {self.name}.ledger --equivalence {MARGIN}"
+            f"--checkpoint {self.name}.ledger --equivalence {MARGIN}{stop}"
         )
 
 
@@ -61,17 +66,17 @@ COMPARISONS = (
     Comparison(
         "jumplocal_vs_jump0.10_seed4",
         "local volatility alone: jump-local against the constant jump model with the same remote alpha 0.10",
-        "net@0", "jump-local", "net@0", "jump:0.10:numerical", 4, 60000,
+        "net@0", "jump-local", "net@0", "jump:0.10:numerical", 4, 60000, UNTIL_SE,
     ),
     Comparison(
         "jumplocal_meanabs_vs_std_seed5",
         "the local alpha as E|J| (the model's definition) against sigma_J (the paper's computation)",
-        "net@0", "jump-local:0.10:mean_abs", "net@0", "jump-local:0.10:std", 5, 60000,
+        "net@0", "jump-local:0.10:mean_abs", "net@0", "jump-local:0.10:std", 5, 60000, UNTIL_SE,
     ),
     Comparison(
         "td_jump0.079_vs_janowski0.730_seed7",
         "the best constant jump model (numerical, 7.9%) against Janowski at its optimum x = 0.730, the TD net",
-        f"net:{TD_NET}@0", "jump:0.079:numerical", f"net:{TD_NET}@0", "janowski:0.730", 7, 60000,
+        f"net:{TD_NET}@0", "jump:0.079:numerical", f"net:{TD_NET}@0", "janowski:0.730", 7, 60000, UNTIL_SE,
     ),
     Comparison(
         "td_janowski0.730_vs_0.7_seed6",
@@ -86,7 +91,7 @@ COMPARISONS = (
     Comparison(
         "jumplocal_vs_gnubgmodel_seed8",
         "the jump model against gnubg's cube model on this net's own probabilities (the model alone)",
-        "net@0", "jump-local", "net@0", "gnubg", 8, 60000,
+        "net@0", "jump-local", "net@0", "gnubg", 8, 60000, UNTIL_SE,
     ),
 )  # fmt: skip
 
@@ -112,6 +117,7 @@ class Figures:
     raw: Figure
     adjusted: Figure
     equivalence: Equivalence
+    stopped: bool = False  # the comparison's target SE was reached: these are all the games it plays
 
     @property
     def z(self) -> float:
@@ -130,6 +136,8 @@ class Figures:
             "reprint": c.command(self.games),
             "games": self.games,
             "planned_games": c.games,
+            "until_se": c.until_se,
+            "finished": self.stopped or self.games == c.games,
             "ppg": self.raw.value,
             "se": self.raw.se,
             "luck_adjusted": {
@@ -141,12 +149,20 @@ class Figures:
             "equivalence": self.equivalence.to_json(),
         }
 
+    def _games_text(self) -> str:
+        """The games so far against the most, or where the target SE stopped the run."""
+        c = self.comparison
+        if self.stopped:
+            return f"{self.games:,} (SE target {1000 * (c.until_se or 0):g} reached)"
+        target = f", or to SE {1000 * c.until_se:g}" if c.until_se is not None else ""
+        return f"{self.games:,} of {c.games:,}{target}"
+
     def markdown_row(self) -> str:
         """One table row in milli-ppg."""
         raw, adj, e = self.raw, self.adjusted, self.equivalence
         assert raw.se and adj.se
         return (
-            f"| {self.comparison.question.replace('|', chr(92) + '|')} | {self.games:,} of {self.comparison.games:,} "
+            f"| {self.comparison.question.replace('|', chr(92) + '|')} | {self._games_text()} "
             f"| {1000 * raw.value:+.1f} ({1000 * raw.se:.1f}) | **{1000 * adj.value:+.1f}** ({1000 * adj.se:.1f}) "
             f"| {self.z:+.1f} | {'yes' if e.equivalent else 'no'} ({e.p:.3f}) |"
         )
@@ -166,6 +182,8 @@ def summarise(c: Comparison, records: list[dict[str, object]]) -> Figures:
         if key not in held:
             break
         blocks.append(held[key])
+    stop = None if c.until_se is None else stopping_prefix(blocks, c.until_se)
+    blocks = blocks[:stop] if stop else blocks
     points = pair_scores(blocks)
     luck = pair_luck_of(blocks)
     if luck is None:
@@ -173,7 +191,8 @@ def summarise(c: Comparison, records: list[dict[str, object]]) -> Figures:
     raw, adjusted = paired_figure(points), paired_figure(points - luck)
     if not raw.se or not adjusted.se:
         raise ValueError(f"{c.name}: no standard error yet ({len(points)} pairs)")
-    return Figures(c, 2 * len(points), raw, adjusted, equivalence_test(adjusted.value, adjusted.se, MARGIN))
+    equivalence = equivalence_test(adjusted.value, adjusted.se, MARGIN)
+    return Figures(c, 2 * len(points), raw, adjusted, equivalence, stopped=stop is not None)
 
 
 HEADER = (
