@@ -21,14 +21,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cube.efficiency import NET_CLASSES
 from nets.base import BoardEvaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import cubeless_equity
 from players.cube import parse_cube_spec
 from players.gnubg_binding import gnubg
 from players.gnubg_player import make_gnubg_player
-from training.rollout_labels import MANIFEST, LabelShard, Reason, equity_errors, read_labels
+from training.rollout_labels import MANIFEST, equity_errors, label_groups, read_labels
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,8 @@ def label_errors(
     ours = net_equity(ev, plies)(boards)
     net = equity_errors(data, ours)
     theirs = None if reference is None else np.asarray(reference(boards), dtype=np.float64)
-    by_group = {name: _mask(data, name) for name in net}
+    groups = label_groups(data)
+    by_group = {name: groups[name] for name in net}
     return LabelErrors(
         folder=str(folder),
         rows=len(data),
@@ -125,16 +125,3 @@ def label_errors(
         if theirs is None
         else paired_abs_difference(ours, theirs, data.equity.astype(np.float64), by_group),
     )
-
-
-def _mask(data: LabelShard, group: str) -> np.ndarray:
-    """The rows of ``group`` as :func:`training.rollout_labels.equity_errors` names them."""
-    if group == "all":
-        return np.ones(len(data), bool)
-    for c in NET_CLASSES:
-        if group == c.value:
-            return np.asarray(data.classes == c.gnubg_code)
-    for r in Reason:
-        if group == f"reason_{r.label}":
-            return np.asarray(data.reasons == r)
-    raise ValueError(f"unknown group {group!r}")

@@ -684,6 +684,14 @@ def read_labels(out: Path) -> LabelShard:
     return LabelShard(*(np.concatenate([getattr(s, n) for s in shards]) for n in LabelShard.ARRAYS))
 
 
+def label_groups(data: LabelShard) -> dict[str, np.ndarray]:
+    """The row groups errors are reported by: ``all``, each net class, each reason (``reason_NAME``); boolean masks."""
+    groups = {"all": np.ones(len(data), bool)}
+    groups |= {c.value: np.asarray(data.classes == c.gnubg_code) for c in NET_CLASSES}
+    groups |= {f"reason_{r.label}": np.asarray(data.reasons == r) for r in Reason}
+    return groups
+
+
 def equity_errors(data: LabelShard, equity: np.ndarray) -> dict[str, dict[str, float | int]]:
     """Mean absolute error of ``equity`` (each row's cubeless equity, side on roll) against the rollout labels.
 
@@ -696,11 +704,8 @@ def equity_errors(data: LabelShard, equity: np.ndarray) -> dict[str, dict[str, f
     if equity.shape != (len(data),):
         raise ValueError(f"equity of shape {equity.shape} for {len(data)} rows")
     diff = equity - data.equity.astype(np.float64)
-    groups = [("all", np.ones(len(data), bool))]
-    groups += [(c.value, data.classes == c.gnubg_code) for c in NET_CLASSES]
-    groups += [(f"reason_{r.label}", data.reasons == r) for r in Reason]
     out: dict[str, dict[str, float | int]] = {}
-    for name, mask in groups:
+    for name, mask in label_groups(data).items():
         n = int(mask.sum())
         if n == 0:
             continue

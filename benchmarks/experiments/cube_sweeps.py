@@ -311,7 +311,9 @@ def plot_sweep(result: SweepResult, path: Path) -> bool:
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel(result.curves[0].parameter)
     ax.set_ylabel(f"milli-points per game against {result.opponent}")
-    ax.set_title(f"{result.experiment} sweep, {result.checker_play} checker play, {result.games_total:,} games")
+    adjusted = ", luck-adjusted" if result.luck_adjusted else ""
+    games = f"{result.games_total:,} games{adjusted}"
+    ax.set_title(f"{result.experiment} sweep, {result.checker_play} checker play, {games}")
     ax.legend(fontsize=7)
     save_png(plt, fig, path)
     return True
