@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
+from numba import njit
 
 from engine.batch import crashed, phases
 from engine.errors import InvalidWeights
@@ -82,13 +83,30 @@ def possible_results(boards: np.ndarray, race: np.ndarray) -> np.ndarray:
     (``race``: no contact, so no checker is ever hit again) a side with no checker on the bar or in
     the other side's home board can no longer get one there, so it cannot be backgammoned.
     """
-    b = boards.astype(np.int64)
-    own = np.clip(b, 0, None)
-    opp = np.clip(-b, 0, None)
-    own_all, opp_all = own.sum(axis=1) == 15, opp.sum(axis=1) == 15
-    opp_back = (opp[:, 0] > 0) | (opp[:, 1:7] > 0).any(axis=1)
-    own_back = (own[:, 25] > 0) | (own[:, 19:25] > 0).any(axis=1)
-    return np.stack([opp_all, opp_all & (opp_back | ~race), own_all, own_all & (own_back | ~race)], axis=1)
+    return _possible_results(np.ascontiguousarray(boards, dtype=np.int8), np.ascontiguousarray(race, dtype=np.bool_))
+
+
+@njit(cache=True)
+def _possible_results(boards: np.ndarray, race: np.ndarray) -> np.ndarray:
+    # one pass a board (every evaluation calls this): the checkers each side has left, and whether it
+    # has one back, on the bar or in the other side's home board (points 19 to 25 for the side on roll)
+    out = np.empty((boards.shape[0], 4), np.bool_)
+    for r in range(boards.shape[0]):
+        own = opp = 0
+        own_back = opp_back = False
+        for point in range(26):
+            v = boards[r, point]
+            if v > 0:
+                own += v
+                own_back |= point >= 19
+            elif v < 0:
+                opp -= v
+                opp_back |= point <= 6
+        out[r, 0] = opp == 15
+        out[r, 1] = opp == 15 and (opp_back or not race[r])
+        out[r, 2] = own == 15
+        out[r, 3] = own == 15 and (own_back or not race[r])
+    return out
 
 
 def within_rules(probs: np.ndarray, possible: np.ndarray) -> np.ndarray:
