@@ -3,9 +3,12 @@
 A data set is a folder of numbered shards and a manifest (as ``jumpgammon label`` keeps one).
 Shard ``i`` is a function of the settings, ``(seed, i)`` and the net alone:
 
-1. **Pool.** ``pool_games`` cubeless 0-ply self-play games of the net (seed ``[seed, i]``); every
-   position met before a roll (the opening roll's excepted) is asked at a cube state drawn at
-   random: the side on roll's own cube (cube 2) with chance ``owned_share``, else centred.
+1. **Pool.** ``pool_games`` 0-ply self-play money games of the net (seed ``[seed, i]``), their
+   cube played by gnubg's model on the net's 0-ply probabilities (:func:`cubeful_walk`): every
+   position met before a roll (the opening roll's excepted) while the game is still on and the
+   side on roll may double (the cube centred, or its own) is a decision at that cube state. The
+   checkers move by cubeless equity, so a cubeful game follows its cubeless game's moves until a
+   pass ends it: the pool holds the decisions of cubeful games, as often as they meet them.
 2. **Strata** (:class:`Reason`, disjoint; a position in several goes to the first of
    ``disagree``, ``close``, ``plausible``): ``disagree``, where the draw models
    (:data:`DRAW_MODELS`) differ on the double or the take; ``close``, where gnubg's model on the
@@ -67,7 +70,7 @@ from training.rollout_labels import check_out_folder, rollout_seed
 from weights import DEFAULT_WEIGHTS
 
 FORMAT = "jumpgammon-cube-decisions"
-VERSION = 1
+VERSION = 2  # 2: the pool is cubeful games' decisions (1: cubeless games' positions, a random cube)
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "decisions_{:05d}.npz"
 #: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
@@ -135,7 +138,6 @@ class CubeErrorsConfig:
     weights: Path | None = None  # None: the shipped net
     seed: int = 1
     pool_games: int = 40
-    owned_share: float = 0.3
     close_margin: float = 0.08
     pwin_window: tuple[float, float] = (0.55, 0.98)
     shares: Shares = field(default_factory=Shares)
@@ -152,8 +154,6 @@ class CubeErrorsConfig:
                 raise InvalidSpec(f"{name.replace('_', ' ')} {value!r}: give an integer of at least {low}")
         if not (isinstance(self.round_trials, int) and self.round_trials >= 2):
             raise InvalidSpec(f"round trials {self.round_trials!r}: give an integer of at least 2")
-        if not 0 <= self.owned_share <= 1:
-            raise InvalidSpec(f"owned share {self.owned_share!r}: give a share from 0 to 1")
         if not (math.isfinite(self.until_se) and self.until_se > 0):
             raise InvalidSpec(f"until se {self.until_se!r}: give a positive number")
         p_low, p_high = self.pwin_window
@@ -192,8 +192,8 @@ class CubeErrorsConfig:
             "pool": {
                 "games": self.pool_games,
                 "plies": 0,
-                "cubeless": True,
-                "owned_share": self.owned_share,
+                "cube": "gnubg's model on the net's 0-ply probabilities; a pass ends the game",
+                "decisions": "every position before a roll (not the opening) whose side on roll may double",
                 "close_margin": self.close_margin,
                 "pwin_window": list(self.pwin_window),
                 "draw_models": list(DRAW_MODELS),
@@ -289,12 +289,51 @@ def self_play_positions(ev: Evaluator, games: int, rng: np.random.Generator) -> 
     return np.concatenate(boards), np.concatenate(numbers)
 
 
+def cubeful_walk(boards: np.ndarray, games: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which positions of cubeless games a cubeful game meets as a cube decision, and at which cube state.
+
+    ``boards`` (side on roll, before rolling), their ``games`` and 0-ply ``probs`` come in play
+    order (each game's positions in turn, the sides alternating). The cube of each game is played
+    by gnubg's model: a double taken passes the cube to the taker, a pass ends the game. Returns
+    (decision, owned): bool (n,) masks of the positions met with the cube centred or the side on
+    roll's own, and of those where it owns it.
+    """
+    decisions = {
+        state: money_cube_decisions(boards, probs, np.full(len(boards), state), jacoby=False, beavers=False)
+        for state in (CubeState.CENTERED, CubeState.OWNED)
+    }
+    decision = np.zeros(len(boards), bool)
+    owned = np.zeros(len(boards), bool)
+    holder: dict[int, int | None] = {}  # per game: None centred, 0 the side on roll owns it, 1 its opponent
+    ended: set[int] = set()
+    for k, game in enumerate(games.tolist()):
+        if game in ended:
+            continue
+        who = holder.get(game)
+        if who == 1:  # the opponent's cube: no decision; the cube is the next roller's
+            holder[game] = 0
+            continue
+        state = CubeState.CENTERED if who is None else CubeState.OWNED
+        decision[k], owned[k] = True, who == 0
+        d = decisions[state]
+        if str(d.action[k]) == CubeAction.DOUBLE:
+            if str(d.response[k]) == CubeResponse.PASS:
+                ended.add(game)
+                continue
+            holder[game] = 0  # the taker owns the cube and rolls next
+        else:
+            holder[game] = None if who is None else 1  # the roller keeps its cube, seen from the next roller
+    return decision, owned
+
+
 def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], rng: np.random.Generator) -> Pool:
-    """Shard pool: every position of ``cfg.pool_games`` self-play games at a drawn cube state, with its stratum."""
+    """Shard pool: every cube decision of ``cfg.pool_games`` cubeful self-play games at its cube state, with its
+    stratum."""
     boards, games = self_play_positions(ev, cfg.pool_games, rng)
     live = phases(boards) != GamePhase.OVER
     boards, games = boards[live], games[live]
-    owned = rng.random(len(boards)) < cfg.owned_share
+    met, owned_all = cubeful_walk(boards, games, ev.evaluate_boards(boards))
+    boards, games, owned = boards[met], games[met], owned_all[met]
     probs = ev.evaluate_boards(boards)
     states = np.where(owned, CubeState.OWNED, CubeState.CENTERED)
     g = money_cube_decisions(boards, probs, states, jacoby=False, beavers=False)

@@ -20,6 +20,7 @@ from benchmarks.experiments.cube_errors import (
     Reason,
     Shares,
     collect,
+    cubeful_walk,
     draw,
     gnubg_id,
     judge,
@@ -114,6 +115,41 @@ def test_draw_fills_each_quota_from_its_stratum_and_passes_a_shortfall_on() -> N
     assert sorted(small.tolist()) == [0, 1]
 
 
+def _probs(pwin: float) -> np.ndarray:
+    return np.array([pwin, 0.0, 0.0, 0.0, 0.0])
+
+
+def test_the_pool_walks_each_game_with_the_cube_gnubgs_model_plays() -> None:
+    """A pass ends a game; a take hands the cube over: the taker's turns are decisions on its own cube, the
+    doubler's are none; a roller that keeps its own cube leaves the next roller none."""
+    from cube.states import CubeAction, CubeResponse, CubeState
+    from nets.cube_advice import money_cube_decisions
+
+    board = Position.initial().array
+    candidates = np.linspace(0.6, 0.8, 41)
+    decided = money_cube_decisions(
+        np.repeat(board[None], len(candidates), 0),
+        np.array([_probs(p) for p in candidates]),
+        np.full(len(candidates), CubeState.CENTERED),
+        jacoby=False,
+        beavers=False,
+    )
+    double_take = (decided.action == CubeAction.DOUBLE) & (decided.response == CubeResponse.TAKE)
+    take = float(candidates[np.flatnonzero(double_take)[0]])
+    level, cash = 0.5, 0.999  # no double either way; a double the opponent passes
+    # game 0: two quiet turns, a pass, a turn after it. game 1: a take, then the taker (its cube, no double),
+    # the doubler (no decision: the taker's cube), the taker again.
+    rows = [
+        (0, level), (1, take), (0, level), (1, level), (0, cash), (1, level), (0, level), (1, level),
+    ]  # fmt: skip
+    games = np.array([g for g, _ in rows])
+    probs = np.array([_probs(p) for _, p in rows])
+    boards = np.repeat(board[None], len(rows), 0)
+    decision, owned = cubeful_walk(boards, games, probs)
+    assert decision.tolist() == [True, True, True, True, True, False, False, True]
+    assert owned.tolist() == [False, False, False, True, False, False, False, True]
+
+
 def test_split_models_keeps_a_two_number_janowski_whole() -> None:
     assert split_models("janowski:0.6,0.8, jump:0.08,gnubg") == ("janowski:0.6,0.8", "jump:0.08", "gnubg")
     for bad in ("", "0.5,gnubg", "gnubg,,jump-local"):
@@ -123,7 +159,7 @@ def test_split_models_keeps_a_two_number_janowski_whole() -> None:
 
 @pytest.mark.parametrize(
     "changes",
-    [{"per_shard": 0}, {"owned_share": 1.5}, {"until_se": 0.0}, {"pwin_window": (0.9, 0.5)}, {"rollout_cube": "bogus"}],
+    [{"per_shard": 0}, {"pool_games": 0}, {"until_se": 0.0}, {"pwin_window": (0.9, 0.5)}, {"rollout_cube": "bogus"}],
 )
 def test_bad_settings_are_refused(changes: dict[str, object], tmp_path: Path) -> None:
     with pytest.raises(InvalidSpec):
