@@ -317,13 +317,14 @@ class _Tally:
 MIN_UNITS_BEFORE_SE_STOP = 1000
 
 
-def stopping_prefix(blocks: Sequence[AnyBlock], target_se: float) -> int | None:
+def stopping_prefix(blocks: Sequence[AnyBlock], target_se: float, checked: int = 0) -> int | None:
     """How many leading blocks (in pair order, from pair 0) a run stopping at ``target_se`` keeps; None if none.
 
     The run stops after the first block at which A's SE (luck-adjusted where every block has its
     luck) is at most ``target_se``, once :data:`MIN_UNITS_BEFORE_SE_STOP` games (matches) are in.
     The rule looks at the SE only, never at the mean, so the estimate it leaves stays unbiased to
-    first order. Blocks after a gap in the pairs are not looked at.
+    first order. Blocks after a gap in the pairs are not looked at. The first ``checked`` blocks are
+    known not to stop the run (a running tournament looks again only at the blocks it added).
     """
     units = 0
     expected = 0
@@ -332,7 +333,7 @@ def stopping_prefix(blocks: Sequence[AnyBlock], target_se: float) -> int | None:
             return None
         units += _units(block)
         expected = block.first_pair + _units(block) // 2
-        if units < MIN_UNITS_BEFORE_SE_STOP:
+        if units < MIN_UNITS_BEFORE_SE_STOP or count <= checked:
             continue
         if (se := prefix_se(blocks[:count])) is not None and se <= target_se:
             return count
@@ -572,8 +573,16 @@ def _play_blocks(
             if (block.first_pair, _units(block) // 2) in wanted:
                 tally.add(block)
 
+    checked = 0  # leading blocks already found not to stop the run
+
     def kept_prefix() -> int | None:
-        return None if until_se is None else stopping_prefix(tally.ordered(), until_se)
+        nonlocal checked
+        if until_se is None:
+            return None
+        ordered = tally.ordered()
+        found = stopping_prefix(ordered, until_se, checked)
+        checked = next((k for k, b in enumerate(ordered) if b.first_pair != k * cfg.block_pairs), len(ordered))
+        return found
 
     stop = kept_prefix()
     todo = [] if stop else [(first, count) for first, count in cfg.blocks() if first not in tally.blocks]
