@@ -16,7 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from cube.gamestate import difference_equity, flip_difference
+from cube.efficiency import DEFAULT_CUBE_LIFE
+from cube.gamestate import difference_equity, flip_difference, flip_outcomes, win_loss_values
+from cube.janowski import CUBE_STATES, gnubg_equity
 from cube.match import MatchScore, game_result_mwc
 from cube.met import MatchEquityTable
 from engine.batch import children_batch
@@ -30,6 +32,34 @@ ROLL_INDEX = np.array([[ROLLS.tolist().index(sorted([a, b])) for b in range(1, 7
 LUCK_CHUNK = 256  # distinct boards whose 21-roll luck is evaluated in one batch (21 x children each)
 
 
+def _best_plays(ev: BoardEvaluator, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each distinct board (seen by the side on roll): the row of each board among them (k,), the 0-ply
+    evaluation (d, 21, 5) from the roller's view of the position after each roll's 0-ply best play, and
+    those positions (d, 21, 26), seen by the next side on roll.
+    """
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = boards[first]
+    values = np.empty((len(distinct), len(ROLLS), 5))
+    best_kids = np.empty((len(distinct), len(ROLLS), boards.shape[1]), np.int8)
+    for start in range(0, len(distinct), LUCK_CHUNK):
+        part = distinct[start : start + LUCK_CHUNK]
+        rep, dice = expand_rolls(part)
+        kids, offsets = children_batch(rep, dice)
+        probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
+        best = segment_argmax(-cubeless_equity(probs), offsets)
+        values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
+        best_kids[start : start + len(part)] = kids[best].reshape(len(part), len(ROLLS), -1)
+    return inverse.ravel(), values, best_kids
+
+
+def _luck_of(values: np.ndarray, rows: np.ndarray, roll: np.ndarray) -> np.ndarray:
+    """``values[rows, roll]`` less the 21 rolls' weighted mean of ``values[rows]``: the luck, any trailing shape."""
+    weights = ROLL_WEIGHTS.reshape((1, -1) + (1,) * (values.ndim - 2))
+    return values[rows, roll] - (values * weights).sum(axis=1)[rows]
+
+
 def roll_luck(
     ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -40,24 +70,49 @@ def roll_luck(
     is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
     of a position, and the two games of a mirrored pair, share boards).
     """
-    boards = np.ascontiguousarray(boards, dtype=np.int8)
-    keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    distinct = boards[first]
-    values = np.empty((len(distinct), len(ROLLS), 5))  # the roller's view after each roll's best play
-    best_kids = np.empty((len(distinct), len(ROLLS), boards.shape[1]), np.int8)
-    for start in range(0, len(distinct), LUCK_CHUNK):
-        part = distinct[start : start + LUCK_CHUNK]
-        rep, dice = expand_rolls(part)
-        kids, offsets = children_batch(rep, dice)
-        probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
-        best = segment_argmax(-cubeless_equity(probs), offsets)
-        values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
-        best_kids[start : start + len(part)] = kids[best].reshape(len(part), len(ROLLS), -1)
-    rows, roll = inverse.ravel(), ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
-    luck = values[rows, roll]
-    luck -= (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)[rows]
+    rows, values, best_kids = _best_plays(ev, boards)
+    roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
+    luck = _luck_of(values, rows, roll)
     return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck)), best_kids[rows, roll]
+
+
+def cubeful_roll_luck(
+    ev: BoardEvaluator,
+    boards: np.ndarray,
+    rolls: np.ndarray,
+    roller_seat: np.ndarray,
+    owner: np.ndarray,
+    *,
+    jacoby: bool = False,
+    cube_life: float = DEFAULT_CUBE_LIFE,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """As :func:`roll_luck`, with a third array: the luck (k,) of each roll in seat 0's cubeful money equity
+    per unit cube, the equity being gnubg's 0-ply cubeful equity (Janowski's mix of the dead and the
+    live cube at ``cube_life``) of the position after the roll, its opponent on roll.
+
+    ``owner`` (k,) is the seat owning the cube before the roll (-1: centred). The cubeful equity
+    sees what the cubeless one cannot (a position past the cash point is worth the cash, a
+    redouble is worth the cube's ownership), so its luck follows a cubeful game's result more
+    closely; like any luck it has mean zero over the dice.
+    """
+    rows, values, best_kids = _best_plays(ev, boards)
+    roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
+    luck = _luck_of(values, rows, roll)
+    # After the roll the opponent is on roll: its view of the probabilities and of the cube.
+    opp = flip_outcomes(values.reshape(-1, 5))
+    p, w, lose = win_loss_values(np.clip(opp, 0.0, 1.0))
+    by_state = np.stack(
+        [-gnubg_equity(p, w, lose, cube_life, state, jacoby=jacoby).reshape(values.shape[:2]) for state in CUBE_STATES],
+        axis=-1,
+    )  # (d, 21, 3): the roller's cubeful equity with the opponent's cube centred, owned, unavailable
+    opp_state = np.where(owner < 0, 0, np.where(owner == roller_seat, 2, 1))
+    cube_luck = _luck_of(by_state, rows, roll)[np.arange(len(rows)), opp_state]
+    seat0 = roller_seat == 0
+    return (
+        np.where(seat0[:, None], luck, flip_difference(luck)),
+        np.where(seat0, cube_luck, -cube_luck),
+        best_kids[rows, roll],
+    )
 
 
 def money_luck_seat0(

@@ -24,8 +24,10 @@ the 0-ply evaluation (always 0-ply, whatever the rollout's depth: it needs 21 ro
 plays per ply) of the position after the 0-ply best play of ``r``, as five probabilities from
 the roller's view, and ``w`` is 1/36 for doubles, 2/36 otherwise. Each term has mean zero
 whatever the dice so far, so subtracting the sum of the luck from a trial's outcome leaves the
-expectation unchanged and removes most of the dice's noise. The cubeful equity is adjusted by
-the cubeless equity's luck times the cube then in play (relative to the initial cube); at a
+expectation unchanged and removes most of the dice's noise. The cubeful money equity is adjusted
+by the luck of gnubg's 0-ply cubeful equity (the opponent on roll after the roll, at the cube's
+ownership before it) times the cube then in play (relative to the initial cube): it sees cashes
+and the cube's ownership, which the cubeless equity's luck (``cubeful_luck=False``) cannot; at a
 match score the cubeful result is the MWC and its luck the change of the cubeless MWC at the
 cube and score then in play. Both
 standard errors are reported, with and without the adjustment. Adjusted probabilities of a
@@ -69,7 +71,7 @@ import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, MatchScores, Rules
-from arena.luck import roll_luck
+from arena.luck import cubeful_roll_luck, roll_luck
 from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
@@ -197,6 +199,7 @@ class RolloutConfig:
     late_plies: int = 0
     met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
     beavers: bool = False  # money: a doubled side may beaver (redouble at once, keeping the cube)
+    cubeful_luck: bool = True  # money, cube in play: the luck of the 0-ply cubeful equity (else cubeless times cube)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
@@ -220,6 +223,11 @@ class RolloutConfig:
     def cube_spec(self) -> str:
         """The cube spec both sides play (``none`` cubeless)."""
         return (self.cube or DEFAULT_CUBE) if self.cubeful else "none"
+
+    @property
+    def luck_is_cubeful(self) -> bool:
+        """True when a cubeful money rollout's luck is that of the 0-ply cubeful equity: someone may double."""
+        return self.cubeful and self.cubeful_luck and self.cube_spec != "none"
 
     @property
     def player_spec(self) -> str:
@@ -532,11 +540,17 @@ def roll_out_block(
         played: np.ndarray | None = None
         if config.variance_reduction:
             lucky = rows[~fixed]
-            luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
+            if scoring is None and config.luck_is_cubeful:
+                luck, cube_luck, played = cubeful_roll_luck(
+                    evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky], g.owner[lucky], jacoby=rules.jacoby
+                )
+            else:
+                luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
+                cube_luck = difference_equity(luck)
             out.luck[lucky] += luck
             if scoring is None:
                 stake = np.where(g.cube_open[lucky], g.cube[lucky] / cube0[lucky], 0.0)
-                out.cubeful_luck[lucky] += stake * difference_equity(luck)
+                out.cubeful_luck[lucky] += stake * cube_luck
             elif config.cubeful:
                 in_play = g.cube_open[lucky]
                 out.cubeful_luck[lucky] += np.where(in_play, scoring.luck_mwc(lucky, luck, g.cube[lucky]), 0.0)
@@ -1099,7 +1113,7 @@ class SavedRollout:
                 RolloutKind(meta["kind"]),
                 [str(t) for t in meta["starts"]],
                 [str(m) for m in meta["moves"]],
-                RolloutConfig(**meta["config"]),
+                RolloutConfig(**{"cubeful_luck": False} | meta["config"]),  # saved before the cubeful luck
                 TrialOutcomes(**arrays),
             )
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:

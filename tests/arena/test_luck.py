@@ -10,8 +10,9 @@ import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
 from arena.games import BlockResult
-from arena.luck import money_luck_seat0, reference_evaluator, roll_luck
+from arena.luck import cubeful_roll_luck, money_luck_seat0, reference_evaluator, roll_luck
 from arena.tournament import money_blocks, pair_luck_of, pair_points_of
+from cube.gamestate import difference_equity
 from engine import Position
 from engine.errors import InvalidSpec
 from nets.lookahead import ROLL_WEIGHTS, ROLLS
@@ -34,6 +35,36 @@ def test_the_luck_of_a_position_averages_zero_over_the_21_rolls() -> None:
     stake = np.full(len(ROLLS), 2.0)
     points = money_luck_seat0(reference_evaluator(), boards, np.array(ROLLS), np.zeros(len(ROLLS), int), stake)
     assert abs(float((points * ROLL_WEIGHTS).sum())) < 1e-12
+
+
+# A middle game (4HPkQSDgc/ABMA, the reply to 24/18 13/11) and a race of 76 against 57 pips.
+LUCK_BOARDS = ["4HPkQSDgc/ABMA", "u9uGAAC23VkAAA"]
+
+
+@pytest.mark.parametrize("position_id", LUCK_BOARDS)
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("owner", [-1, 0, 1])
+def test_the_cubeful_luck_averages_zero_over_the_21_rolls_whoever_owns_the_cube(
+    position_id: str, seat: int, owner: int
+) -> None:
+    boards = np.repeat(Position.from_id(position_id).array[None, :], len(ROLLS), axis=0)
+    rolls, seats, owners = np.array(ROLLS), np.full(len(ROLLS), seat), np.full(len(ROLLS), owner)
+    luck, cube_luck, kids = cubeful_roll_luck(reference_evaluator(), boards, rolls, seats, owners)
+    plain, plain_kids = roll_luck(reference_evaluator(), boards, rolls, seats)
+    assert np.array_equal(luck, plain) and np.array_equal(kids, plain_kids)  # the same plays, the same luck
+    assert abs(float((cube_luck * ROLL_WEIGHTS).sum())) < 1e-12
+    assert np.abs(cube_luck).max() > 0.01
+    assert not np.allclose(cube_luck, difference_equity(luck), atol=1e-3)  # the cube's view differs
+
+
+@pytest.mark.parametrize("position_id", LUCK_BOARDS)
+def test_with_a_dead_cube_the_cubeful_luck_is_the_cubeless_one(position_id: str) -> None:
+    """At cube life 0 gnubg's cubeful equity is the cubeless one, whoever owns the cube."""
+    boards = np.repeat(Position.from_id(position_id).array[None, :], 3 * len(ROLLS), axis=0)
+    rolls, seats = np.tile(np.array(ROLLS), (3, 1)), np.tile([0, 1, 1], len(ROLLS))
+    owners = np.repeat([-1, 0, 1], len(ROLLS))
+    luck, cube_luck, _ = cubeful_roll_luck(reference_evaluator(), boards, rolls, seats, owners, cube_life=0.0)
+    assert np.allclose(cube_luck, difference_equity(luck), atol=1e-9, rtol=0)
 
 
 @pytest.mark.slow

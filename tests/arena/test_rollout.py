@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +14,9 @@ import pytest
 from arena.rollout import (
     ORDERED_ROLLS,
     RolloutConfig,
+    RolloutKind,
     RolloutStart,
+    SavedRollout,
     TrialDice,
     build_player,
     roll_out_block,
@@ -19,6 +24,7 @@ from arena.rollout import (
     stratification_warning,
     stratified_rolls,
 )
+from arena.rollout_cube import run_cube_decisions
 from cube.states import CubeAction, CubeResponse, CubeState
 from engine import MatchState, Position
 from engine.errors import InvalidPositionId, InvalidSpec, NotSupported
@@ -372,6 +378,37 @@ def test_luck_adjusted_and_raw_cubeful_equities_agree_within_their_errors(
     combined = math.hypot(r.estimate.cubeful_equity_se, r.raw.cubeful_equity_se)
     assert abs(r.estimate.cubeful_equity - r.raw.cubeful_equity) < 3.5 * combined
     assert r.estimate.cubeful_equity_se < r.raw.cubeful_equity_se
+
+
+@pytest.mark.slow
+def test_the_cubeful_equitys_luck_narrows_a_cube_rollout_more_than_the_cubeless_equitys() -> None:
+    """Both control variates on the same trials: the estimates agree within 3.5 combined SE, and the cubeful
+    equity's luck leaves the smaller SE in both branches of a cube decision and in a centred rollout."""
+    start = RolloutStart(Position.from_id("4HPkQSDgc/ABMA"))
+    config = RolloutConfig(trials=216, cubeful=True, cube="gnubg", seed=7, truncate=20)
+    cubeful, _ = run_cube_decisions([start], config, progress=False)
+    cubeless, _ = run_cube_decisions([start], replace(config, cubeful_luck=False), progress=False)
+    for new, old in ((cubeful[0].no_double, cubeless[0].no_double), (cubeful[0].double_take, cubeless[0].double_take)):
+        assert np.array_equal(new.outcomes.outcome, old.outcomes.outcome)  # the same games
+        a, b = new.estimate, old.estimate
+        assert a.cubeful_equity is not None and b.cubeful_equity is not None
+        assert a.cubeful_equity_se is not None and b.cubeful_equity_se is not None
+        assert abs(a.cubeful_equity - b.cubeful_equity) < 3.5 * math.hypot(a.cubeful_equity_se, b.cubeful_equity_se)
+        assert a.cubeful_equity_se < b.cubeful_equity_se
+
+
+def test_a_rollout_saved_before_the_cubeful_luck_continues_with_the_cubeless_one(tmp_path: Path) -> None:
+    config = RolloutConfig(trials=36, cubeful=True, truncate=3)
+    r = run_rollouts([RolloutStart(Position.initial())], config, progress=False)[0]
+    saved = SavedRollout(RolloutKind.POSITIONS, ["4HPwATDgc/ABMA"], [], config, r.outcomes)
+    saved.save(tmp_path / "new.npz")
+    assert SavedRollout.load(tmp_path / "new.npz").config.cubeful_luck
+    with np.load(tmp_path / "new.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    del meta["config"]["cubeful_luck"]
+    np.savez(tmp_path / "old.npz", meta=np.array(json.dumps(meta)), **arrays)
+    assert not SavedRollout.load(tmp_path / "old.npz").config.cubeful_luck
 
 
 def test_cubeful_rollouts_of_two_sided_bearoffs_agree_with_the_databases_cubeful_equity() -> None:

@@ -2,12 +2,16 @@
 
     python tools/cube_errors/rollout_cost.py pool        # shard 0 of the full run: its first 4 decisions at 324 trials
     python tools/cube_errors/rollout_cost.py adjustment  # 8 pilot decisions with and without the luck adjustment
+    python tools/cube_errors/rollout_cost.py cubeful     # shard 0's first 8 decisions: cubeless against cubeful luck
 
 ``pool`` draws shard 0 of ``experiment cube-errors``' default settings (the cubeful pool) and rolls
 out its first four decisions at 324 trials: the SEs of ND and DT and the CPU seconds a trial of
 both branches. ``adjustment`` rolls out the first 8 decisions of the committed pilot's shard 0 with
 the luck adjustment (162 trials) and without (972 trials), and prints the CPU seconds each way
-needs, a decision, for both SEs at 0.01 (each SE scaled as 1/sqrt(trials)). Process CPU seconds:
+needs, a decision, for both SEs at 0.01 (each SE scaled as 1/sqrt(trials)). ``cubeful`` rolls out
+shard 0's first 8 decisions at 324 trials on the same dice twice, the luck being that of the
+cubeless equity times the cube, then that of the 0-ply cubeful equity, and prints each
+decision's SEs both ways and the CPU seconds a decision needs for both SEs at 0.01. Process CPU seconds:
 on a loaded machine they include the threads' waiting.
 """
 
@@ -29,7 +33,8 @@ from nets.evaluator import Evaluator, load_evaluator
 PILOT = Path(__file__).resolve().parents[2] / "results/experiments/cube-errors-pilot/cube-errors/decisions_00000.npz"
 
 
-def pool_cost() -> None:
+def shard0_starts(count: int) -> list[RolloutStart]:
+    """The first ``count`` decisions of shard 0 of ``experiment cube-errors``' default settings."""
     cfg = CubeErrorsConfig(out=Path("unused"))
     ev = load_evaluator(cfg.weights_file)
     evaluators: dict[str, Evaluator] = {}
@@ -37,14 +42,41 @@ def pool_cost() -> None:
     rng = np.random.default_rng([cfg.seed, 0])
     pool = build_pool(ev, cfg, players, rng)
     chosen = draw(pool, cfg.shares, cfg.per_shard, rng)
-    print(f"shard 0: strata {np.bincount(pool.reasons[chosen]).tolist()}, {int(pool.owned[chosen].sum())} on own cube")
-    starts = [RolloutStart.parse(gnubg_id(pool.boards[i], bool(pool.owned[i]))) for i in chosen[:4]]
+    return [RolloutStart.parse(gnubg_id(pool.boards[i], bool(pool.owned[i]))) for i in chosen[:count]]
+
+
+def pool_cost() -> None:
+    starts = shard0_starts(4)
     started = time.process_time()
-    rolled, _ = run_cube_decisions(starts, replace(cfg.rollout_config(0), trials=324), progress=False)
+    rolled, _ = run_cube_decisions(
+        starts, replace(CubeErrorsConfig(out=Path("unused")).rollout_config(0), trials=324), progress=False
+    )
     cpu = time.process_time() - started
     print(f"CPU s a trial of both branches: {cpu / 324 / len(starts):.4f}")
     for d in rolled:
         print(f"  ND SE {d.figures[0].se:.3f}, DT SE {d.figures[1].se:.3f}")
+
+
+def cubeful_luck_cost() -> None:
+    starts = shard0_starts(8)
+    base = replace(CubeErrorsConfig(out=Path("unused")).rollout_config(0), trials=324)
+    worst = {}
+    for cubeful_luck in (False, True):
+        started = time.process_time()
+        rolled, _ = run_cube_decisions(starts, replace(base, cubeful_luck=cubeful_luck), progress=False)
+        per_trial = (time.process_time() - started) / 324 / len(starts)
+        ses = np.array([[d.figures[0].se or 0.0, d.figures[1].se or 0.0] for d in rolled])
+        worst[cubeful_luck] = ses.max(axis=1)
+        needed = float(np.mean(worst[cubeful_luck] ** 2 / 1e-4 * 324 * per_trial))
+        name = "cubeful" if cubeful_luck else "cubeless"
+        print(f"{name} luck: {per_trial:.4f} CPU s a trial, {needed:.1f} CPU s a decision for both SEs at 0.01")
+        print("  ND SEs " + " ".join(f"{v:.3f}" for v in ses[:, 0]))
+        print("  DT SEs " + " ".join(f"{v:.3f}" for v in ses[:, 1]))
+    ratio = worst[True] ** 2 / worst[False] ** 2
+    print(
+        f"variance of the worse branch, cubeful over cubeless luck: mean {ratio.mean():.2f}, each "
+        + " ".join(f"{r:.2f}" for r in ratio)
+    )
 
 
 def adjustment_cost() -> None:
@@ -65,9 +97,9 @@ def adjustment_cost() -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=("pool", "adjustment"))
+    p.add_argument("what", choices=("pool", "adjustment", "cubeful"))
     args = p.parse_args()
-    pool_cost() if args.what == "pool" else adjustment_cost()
+    {"pool": pool_cost, "adjustment": adjustment_cost, "cubeful": cubeful_luck_cost}[args.what]()
     return 0
 
 
