@@ -204,6 +204,7 @@ class CubeErrorsConfig:
                 "cube": self.rollout_cube,
                 "plies": 0,
                 "variance_reduction": True,
+                "luck": "gnubg's 0-ply cubeful equity (x 0.68) times the cube",
                 "until_se": self.until_se,
                 "trials_cap": self.trials_cap,
                 "round_trials": self.round_trials,
