@@ -8,6 +8,13 @@ dice, so a sum of lucks (each weighted by anything known before its roll, such a
 play) has mean zero too: subtracting it from a game's result leaves the expectation unchanged and
 removes most of the dice's noise. That holds whatever the reference evaluator is; a better one
 removes more noise.
+
+A *screened* luck (``screen=k``) plays each roll by the reference evaluator's best of only the k
+children pubeval ranks highest, so the evaluator judges about 21 k positions a board instead of
+every child of every roll (bear-offs are not screened: the databases judge them exactly). It is
+the same kind of control variate (any function of the board and the roll has a luck of mean
+zero), a little noisier where pubeval's top k miss the best play, and it must then be used for
+every roll, the one rolled included.
 """
 
 from __future__ import annotations
@@ -15,27 +22,84 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
 from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.gamestate import difference_equity, flip_difference, flip_outcomes, win_loss_values
 from cube.janowski import CUBE_STATES, gnubg_equity
 from cube.match import MatchScore, game_result_mwc
 from cube.met import MatchEquityTable
-from engine.batch import children_batch
+from engine.batch import children_batch, phases
+from engine.errors import InvalidSpec
+from engine.position import GamePhase
 from nets.base import BoardEvaluator
 from nets.evaluator import load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
+from players.pubeval import load_pubeval_weights, pubeval_scores
 
 #: Index into :data:`nets.lookahead.ROLLS` (the 21 distinct rolls) of each ordered roll (d1 - 1, d2 - 1).
 ROLL_INDEX = np.array([[ROLLS.tolist().index(sorted([a, b])) for b in range(1, 7)] for a in range(1, 7)])
 LUCK_CHUNK = 256  # distinct boards whose 21-roll luck is evaluated in one batch (21 x children each)
+#: Rollouts' default luck screen: pubeval's top 8 plays of each roll hold the net's best nearly always, so
+#: the luck is as good (variance +5% on cube decisions) for about half the CPU (docs/rollouts.md).
+ROLLOUT_LUCK_SCREEN = 8
 
 
-def _best_plays(ev: BoardEvaluator, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@njit(cache=True)
+def _top_of_segments(scores: np.ndarray, offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the ``keep[i]`` highest scores of each segment ``offsets[i]:offsets[i+1]`` (all of a shorter
+    one), best first, and the new segments' offsets."""
+    n = len(offsets) - 1
+    new_offsets = np.zeros(n + 1, np.int64)
+    for s in range(n):
+        new_offsets[s + 1] = new_offsets[s] + min(offsets[s + 1] - offsets[s], keep[s])
+    out = np.empty(new_offsets[n], np.int64)
+    for s in range(n):
+        start, size = offsets[s], offsets[s + 1] - offsets[s]
+        taken = np.zeros(size, np.bool_)
+        for t in range(new_offsets[s + 1] - new_offsets[s]):
+            best = -1
+            for j in range(size):
+                if not taken[j] and (best < 0 or scores[start + j] > scores[start + best]):
+                    best = j
+            taken[best] = True
+            out[new_offsets[s] + t] = start + best
+    return out, new_offsets
+
+
+@lru_cache(maxsize=1)
+def _pubeval_weights() -> tuple[np.ndarray, np.ndarray]:
+    return load_pubeval_weights()
+
+
+def screened_children(
+    boards: np.ndarray, kids: np.ndarray, offsets: np.ndarray, keep: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``keep`` children of each segment (the moves of ``boards[i]`` with one roll) that pubeval ranks
+    highest for the mover, and their offsets; every child where ``boards[i]`` is a bear-off (the databases
+    judge them exactly and cheaply, so the luck stays exact there)."""
+    race_w, contact_w = _pubeval_weights()
+    phase = phases(boards)
+    race = np.repeat(phase != GamePhase.CONTACT, np.diff(offsets))
+    limit = np.where(phase <= GamePhase.RACE, keep, np.iinfo(np.int64).max).astype(np.int64)
+    picked, new_offsets = _top_of_segments(pubeval_scores(kids, race, race_w, contact_w), offsets, limit)
+    return kids[picked], new_offsets
+
+
+def check_screen(screen: int | None) -> int | None:
+    """``screen`` if it is None or a positive whole number; InvalidSpec naming it otherwise."""
+    if screen is not None and (isinstance(screen, bool) or not isinstance(screen, int) or screen < 1):
+        raise InvalidSpec(f"luck screen {screen!r}: give a whole number of plays of at least 1 (or none)")
+    return screen
+
+
+def _best_plays(
+    ev: BoardEvaluator, boards: np.ndarray, screen: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each distinct board (seen by the side on roll): the row of each board among them (k,), the 0-ply
-    evaluation (d, 21, 5) from the roller's view of the position after each roll's 0-ply best play, and
-    those positions (d, 21, 26), seen by the next side on roll.
+    evaluation (d, 21, 5) from the roller's view of the position after each roll's 0-ply best play (among
+    pubeval's top ``screen`` children when given), and those positions (d, 21, 26), seen by the next side on roll.
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     keys = boards.view(np.dtype((np.void, boards.shape[1]))).ravel()
@@ -47,6 +111,8 @@ def _best_plays(ev: BoardEvaluator, boards: np.ndarray) -> tuple[np.ndarray, np.
         part = distinct[start : start + LUCK_CHUNK]
         rep, dice = expand_rolls(part)
         kids, offsets = children_batch(rep, dice)
+        if screen is not None:
+            kids, offsets = screened_children(rep, kids, offsets, screen)
         probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
         best = segment_argmax(-cubeless_equity(probs), offsets)
         values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
@@ -61,16 +127,17 @@ def _luck_of(values: np.ndarray, rows: np.ndarray, roll: np.ndarray) -> np.ndarr
 
 
 def roll_luck(
-    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray
+    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray, screen: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply), and the 0-ply
     best play of each roll (k, 26), the child seen by the next side on roll.
 
     ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
     is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
-    of a position, and the two games of a mirrored pair, share boards).
+    of a position, and the two games of a mirrored pair, share boards); ``screen`` screens the plays
+    (module docstring).
     """
-    rows, values, best_kids = _best_plays(ev, boards)
+    rows, values, best_kids = _best_plays(ev, boards, check_screen(screen))
     roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
     luck = _luck_of(values, rows, roll)
     return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck)), best_kids[rows, roll]
@@ -85,6 +152,7 @@ def cubeful_roll_luck(
     *,
     jacoby: bool = False,
     cube_life: float = DEFAULT_CUBE_LIFE,
+    screen: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """As :func:`roll_luck`, with a third array: the luck (k,) of each roll in seat 0's cubeful money equity
     per unit cube, the equity being gnubg's 0-ply cubeful equity (Janowski's mix of the dead and the
@@ -95,7 +163,7 @@ def cubeful_roll_luck(
     redouble is worth the cube's ownership), so its luck follows a cubeful game's result more
     closely; like any luck it has mean zero over the dice.
     """
-    rows, values, best_kids = _best_plays(ev, boards)
+    rows, values, best_kids = _best_plays(ev, boards, check_screen(screen))
     roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
     luck = _luck_of(values, rows, roll)
     # After the roll the opponent is on roll: its view of the probabilities and of the cube.

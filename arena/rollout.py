@@ -71,7 +71,7 @@ import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, MatchScores, Rules
-from arena.luck import cubeful_roll_luck, roll_luck
+from arena.luck import ROLLOUT_LUCK_SCREEN, check_screen, cubeful_roll_luck, roll_luck
 from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
@@ -200,6 +200,7 @@ class RolloutConfig:
     met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
     beavers: bool = False  # money: a doubled side may beaver (redouble at once, keeping the cube)
     cubeful_luck: bool = True  # money, cube in play: the luck of the 0-ply cubeful equity (else cubeless times cube)
+    luck_screen: int | None = ROLLOUT_LUCK_SCREEN  # the luck plays each roll by the best of pubeval's top N (None: all)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
@@ -216,6 +217,7 @@ class RolloutConfig:
             raise InvalidSpec(f"cube spec {self.cube!r} needs a cubeful rollout")
         if self.cube is not None:
             parse_cube_spec(self.cube)  # InvalidSpec naming it, before any trial
+        check_screen(self.luck_screen)
         if self.block_rows < 1:
             raise InvalidSpec(f"block_rows {self.block_rows!r}: give at least 1")
 
@@ -542,10 +544,17 @@ def roll_out_block(
             lucky = rows[~fixed]
             if scoring is None and config.luck_is_cubeful:
                 luck, cube_luck, played = cubeful_roll_luck(
-                    evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky], g.owner[lucky], jacoby=rules.jacoby
+                    evaluator,
+                    g.boards[lucky],
+                    rolls[~fixed],
+                    g.on_roll[lucky],
+                    g.owner[lucky],
+                    jacoby=rules.jacoby,
+                    screen=config.luck_screen,
                 )
             else:
-                luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky])
+                screen = config.luck_screen
+                luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky], screen)
                 cube_luck = difference_equity(luck)
             out.luck[lucky] += luck
             if scoring is None:
@@ -554,7 +563,8 @@ def roll_out_block(
             elif config.cubeful:
                 in_play = g.cube_open[lucky]
                 out.cubeful_luck[lucky] += np.where(in_play, scoring.luck_mwc(lucky, luck, g.cube[lucky]), 0.0)
-        if played is not None and plays_by_luck(active, evaluator):  # the luck's 0-ply best plays are the player's
+        # Unscreened, the luck's 0-ply best plays are the player's.
+        if played is not None and config.luck_screen is None and plays_by_luck(active, evaluator):
             kids = np.empty((len(rows), 26), np.int8)
             kids[~fixed] = played
             if fixed.any():
@@ -766,6 +776,7 @@ class RolloutResult:
             "beavers": c.beavers and c.cubeful and self.start.score is None,
             "variance_reduction": c.variance_reduction,
             "luck_plies": 0 if c.variance_reduction else None,
+            "luck_screen": c.luck_screen if c.variance_reduction else None,
             **self.estimate.to_json(),
             "raw": self.raw.to_json(),
             "mean_plies": round(float(self.outcomes.plies.mean()), 3),
@@ -1113,7 +1124,8 @@ class SavedRollout:
                 RolloutKind(meta["kind"]),
                 [str(t) for t in meta["starts"]],
                 [str(m) for m in meta["moves"]],
-                RolloutConfig(**{"cubeful_luck": False} | meta["config"]),  # saved before the cubeful luck
+                # Saved before the cubeful luck and the luck screen: continued with the luck they had.
+                RolloutConfig(**{"cubeful_luck": False, "luck_screen": None} | meta["config"]),
                 TrialOutcomes(**arrays),
             )
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from arena.luck import ROLLOUT_LUCK_SCREEN
 from arena.rollout import (
     DEFAULT_CUBE,
     LEVELS,
@@ -128,6 +129,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--resume", type=existing_file, default=None, metavar="FILE", help="continue a saved rollout to --trials"
     )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0)
+    p.add_argument(
+        "--luck-screen",
+        type=int_range(0, 64),
+        default=ROLLOUT_LUCK_SCREEN,
+        metavar="N",
+        help=f"the luck adjustment judges each roll's best of pubeval's top N plays; 0: of every play "
+        f"(default {ROLLOUT_LUCK_SCREEN})",
+    )
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument(
         "--no-variance-reduction", action="store_true", help="no luck adjustment (faster; larger standard errors)"
@@ -179,6 +188,7 @@ def new_request(args: argparse.Namespace) -> Request:
         seed=args.seed,
         variance_reduction=not args.no_variance_reduction,
         weights=str(args.weights) if args.weights is not None else None,
+        luck_screen=args.luck_screen or None,
     )
     if args.level is not None:
         config = level(args.level).apply(config)
@@ -205,6 +215,7 @@ def resumed_request(args: argparse.Namespace) -> Request:
     """The saved rollout of ``--resume``, to be continued to ``--trials``."""
     given = [name for name in (*FROM_THE_FILE, *FROM_THE_FILE_TOO) if getattr(args, name) not in (None, False)]
     given += [name for name in ("cubeful", "cube_decision", "no_variance_reduction") if getattr(args, name)]
+    given += ["luck_screen"] if args.luck_screen != ROLLOUT_LUCK_SCREEN else []
     if given or args.seed != 0:
         given += ["seed"] if args.seed else []
         names = ", ".join("the ID" if n == "id" else "--" + n.replace("_", "-") for n in given)
@@ -282,11 +293,19 @@ def _footer(trials: int, timing: dict[str, Any], reason: str | None) -> str:
     return line + (f"; stopped early: {reason}" if reason else "")
 
 
+def luck_words(c: RolloutConfig) -> str:
+    """How the rollout reduces its variance, in words for its header line."""
+    if not c.variance_reduction:
+        return "no variance reduction"
+    screen = f", among pubeval's top {c.luck_screen} plays" if c.luck_screen else ""
+    return f"luck-adjusted (0-ply{screen})"
+
+
 def format_result(r: RolloutResult) -> str:
     """Human-readable rollout of one position, from its side on roll's view."""
     c = r.config
     depth = c.describe()
-    reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
+    reduction = luck_words(c)
     lines = [
         f"Rollout of {r.start.text} for the side on roll: {r.trials} {plural('trial', r.trials)}, {depth}, "
         f"seed {c.seed}, {reduction}",
@@ -368,7 +387,7 @@ def format_cube_decision(d: CubeDecisionRollout) -> str:
     """Human-readable cube-decision rollout, from the doubler's view, in points per initial cube."""
     r, c = d.no_double, d.config
     depth = c.describe()
-    reduction = "luck-adjusted (0-ply)" if c.variance_reduction else "no variance reduction"
+    reduction = luck_words(c)
     nd, dt, dp = d.figures
     margin, take = d.margin, d.take_margin
     mwcs = d.mwc_figures()

@@ -205,6 +205,7 @@ class CubeErrorsConfig:
                 "plies": 0,
                 "variance_reduction": True,
                 "luck": "gnubg's 0-ply cubeful equity (x 0.68) times the cube",
+                "luck_screen": self.rollout_config(0).luck_screen,
                 "until_se": self.until_se,
                 "trials_cap": self.trials_cap,
                 "round_trials": self.round_trials,

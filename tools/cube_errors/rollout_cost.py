@@ -3,6 +3,7 @@
     python tools/cube_errors/rollout_cost.py pool        # shard 0 of the full run: its first 4 decisions at 324 trials
     python tools/cube_errors/rollout_cost.py adjustment  # 8 pilot decisions with and without the luck adjustment
     python tools/cube_errors/rollout_cost.py cubeful     # shard 0's first 8 decisions: cubeless against cubeful luck
+    python tools/cube_errors/rollout_cost.py screen      # the same: the luck's plays among pubeval's top 8 or 12
 
 ``pool`` draws shard 0 of ``experiment cube-errors``' default settings (the cubeful pool) and rolls
 out its first four decisions at 324 trials: the SEs of ND and DT and the CPU seconds a trial of
@@ -57,26 +58,38 @@ def pool_cost() -> None:
         print(f"  ND SE {d.figures[0].se:.3f}, DT SE {d.figures[1].se:.3f}")
 
 
-def cubeful_luck_cost() -> None:
+def compare_variants(variants: dict[str, dict[str, object]]) -> None:
+    """Shard 0's first 8 decisions at 324 trials under each variant of the rollout config (same dice): CPU and
+    SEs, the CPU s a decision for both SEs at 0.01, and each variant's variance of the worse branch over the
+    first's."""
     starts = shard0_starts(8)
     base = replace(CubeErrorsConfig(out=Path("unused")).rollout_config(0), trials=324)
-    worst = {}
-    for cubeful_luck in (False, True):
+    worst: dict[str, np.ndarray] = {}
+    for name, changes in variants.items():
         started = time.process_time()
-        rolled, _ = run_cube_decisions(starts, replace(base, cubeful_luck=cubeful_luck), progress=False)
+        rolled, _ = run_cube_decisions(starts, replace(base, **changes), progress=False)  # type: ignore[arg-type]
         per_trial = (time.process_time() - started) / 324 / len(starts)
         ses = np.array([[d.figures[0].se or 0.0, d.figures[1].se or 0.0] for d in rolled])
-        worst[cubeful_luck] = ses.max(axis=1)
-        needed = float(np.mean(worst[cubeful_luck] ** 2 / 1e-4 * 324 * per_trial))
-        name = "cubeful" if cubeful_luck else "cubeless"
-        print(f"{name} luck: {per_trial:.4f} CPU s a trial, {needed:.1f} CPU s a decision for both SEs at 0.01")
+        worst[name] = ses.max(axis=1)
+        needed = float(np.mean(worst[name] ** 2 / 1e-4 * 324 * per_trial))
+        print(f"{name}: {per_trial:.4f} CPU s a trial, {needed:.1f} CPU s a decision for both SEs at 0.01")
         print("  ND SEs " + " ".join(f"{v:.3f}" for v in ses[:, 0]))
         print("  DT SEs " + " ".join(f"{v:.3f}" for v in ses[:, 1]))
-    ratio = worst[True] ** 2 / worst[False] ** 2
-    print(
-        f"variance of the worse branch, cubeful over cubeless luck: mean {ratio.mean():.2f}, each "
-        + " ".join(f"{r:.2f}" for r in ratio)
-    )
+    first = next(iter(worst))
+    for name in list(worst)[1:]:
+        ratio = worst[name] ** 2 / worst[first] ** 2
+        print(
+            f"variance of the worse branch, {name} over {first}: mean {ratio.mean():.2f}, each "
+            + " ".join(f"{r:.2f}" for r in ratio)
+        )
+
+
+def cubeful_luck_cost() -> None:
+    compare_variants({"cubeless luck": {"cubeful_luck": False}, "cubeful luck": {"cubeful_luck": True}})
+
+
+def screen_cost() -> None:
+    compare_variants({"every play": {}, "pubeval's top 8": {"luck_screen": 8}, "pubeval's top 12": {"luck_screen": 12}})
 
 
 def adjustment_cost() -> None:
@@ -97,9 +110,9 @@ def adjustment_cost() -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=("pool", "adjustment", "cubeful"))
+    p.add_argument("what", choices=("pool", "adjustment", "cubeful", "screen"))
     args = p.parse_args()
-    {"pool": pool_cost, "adjustment": adjustment_cost, "cubeful": cubeful_luck_cost}[args.what]()
+    {"pool": pool_cost, "adjustment": adjustment_cost, "cubeful": cubeful_luck_cost, "screen": screen_cost}[args.what]()
     return 0
 
 
