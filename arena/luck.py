@@ -49,7 +49,8 @@ ROLLOUT_LUCK_SCREEN = 8
 @njit(cache=True)
 def _top_of_segments(scores: np.ndarray, offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the ``keep[i]`` highest scores of each segment ``offsets[i]:offsets[i+1]`` (all of a shorter
-    one), best first, and the new segments' offsets."""
+    one), in their order within the segment (so ties between kept plays break as without a screen), and the
+    new segments' offsets."""
     n = len(offsets) - 1
     new_offsets = np.zeros(n + 1, np.int64)
     for s in range(n):
@@ -58,13 +59,17 @@ def _top_of_segments(scores: np.ndarray, offsets: np.ndarray, keep: np.ndarray) 
     for s in range(n):
         start, size = offsets[s], offsets[s + 1] - offsets[s]
         taken = np.zeros(size, np.bool_)
-        for t in range(new_offsets[s + 1] - new_offsets[s]):
+        for _ in range(new_offsets[s + 1] - new_offsets[s]):
             best = -1
             for j in range(size):
                 if not taken[j] and (best < 0 or scores[start + j] > scores[start + best]):
                     best = j
             taken[best] = True
-            out[new_offsets[s] + t] = start + best
+        t = new_offsets[s]
+        for j in range(size):
+            if taken[j]:
+                out[t] = start + j
+                t += 1
     return out, new_offsets
 
 

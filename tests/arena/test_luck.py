@@ -10,12 +10,14 @@ import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, ledger, run_tournament
 from arena.games import BlockResult
-from arena.luck import cubeful_roll_luck, money_luck_seat0, reference_evaluator, roll_luck
+from arena.luck import cubeful_roll_luck, money_luck_seat0, reference_evaluator, roll_luck, screened_children
 from arena.tournament import money_blocks, pair_luck_of, pair_points_of
 from cube.gamestate import difference_equity
 from engine import Position
+from engine.batch import children_batch
 from engine.errors import InvalidSpec
 from nets.lookahead import ROLL_WEIGHTS, ROLLS
+from tests.arena.test_rollout import two_sided_sample
 
 
 def _run(a: str, a_cube: str, b: str, b_cube: str, games: int, seed: int, cubeful: bool) -> tuple:
@@ -65,6 +67,45 @@ def test_with_a_dead_cube_the_cubeful_luck_is_the_cubeless_one(position_id: str)
     owners = np.repeat([-1, 0, 1], len(ROLLS))
     luck, cube_luck, _ = cubeful_roll_luck(reference_evaluator(), boards, rolls, seats, owners, cube_life=0.0)
     assert np.allclose(cube_luck, difference_equity(luck), atol=1e-9, rtol=0)
+
+
+@pytest.mark.parametrize("position_id", LUCK_BOARDS)
+@pytest.mark.parametrize("screen", [1, 8])
+def test_a_screened_luck_averages_zero_too_and_judges_the_best_of_pubevals_top_plays(
+    position_id: str, screen: int
+) -> None:
+    boards = np.repeat(Position.from_id(position_id).array[None, :], len(ROLLS), axis=0)
+    rolls, seats, owners = np.array(ROLLS), np.zeros(len(ROLLS), int), np.full(len(ROLLS), -1)
+    luck, cube_luck, kids = cubeful_roll_luck(reference_evaluator(), boards, rolls, seats, owners, screen=screen)
+    assert np.abs((luck * ROLL_WEIGHTS[:, None]).sum(axis=0)).max() < 1e-12
+    assert abs(float((cube_luck * ROLL_WEIGHTS).sum())) < 1e-12
+    _, full_kids = roll_luck(reference_evaluator(), boards, rolls, seats)
+    for board, roll, kid, best in zip(boards, rolls, kids, full_kids, strict=True):
+        children, offsets = children_batch(board[None], roll[None])
+        top, _ = screened_children(board[None], children, offsets, screen)
+        assert any(np.array_equal(kid, t) for t in top)  # the luck's play is one of pubeval's top plays
+        if len(children) <= screen:
+            assert np.array_equal(kid, best)  # nothing screened out: the evaluator's own best play
+
+
+def test_a_screen_wider_than_every_roll_changes_nothing_and_bear_offs_are_never_screened() -> None:
+    """Screening keeps all of a roll's plays when it has no more than the screen, and every play of a
+    two-sided bear-off (the databases are exact there, so its luck stays exact)."""
+    middle = Position.from_id("4HPkQSDgc/ABMA").array
+    bear_off = two_sided_sample(1, seed=3)[0].array
+    for board, screen in ((middle, 64), (bear_off, 1)):
+        boards = np.repeat(board[None, :], len(ROLLS), axis=0)
+        rolls, seats = np.array(ROLLS), np.zeros(len(ROLLS), int)
+        plain = roll_luck(reference_evaluator(), boards, rolls, seats)
+        screened = roll_luck(reference_evaluator(), boards, rolls, seats, screen)
+        assert np.array_equal(plain[0], screened[0]) and np.array_equal(plain[1], screened[1])
+
+
+@pytest.mark.parametrize("screen", [0, -1, True, 2.5])
+def test_bad_screens_are_refused_naming_them(screen: object) -> None:
+    boards = Position.initial().array[None, :]
+    with pytest.raises(InvalidSpec, match=f"luck screen {screen!r}"):
+        roll_luck(reference_evaluator(), boards, np.array([[3, 1]]), np.zeros(1, int), screen)  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

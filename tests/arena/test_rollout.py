@@ -328,7 +328,16 @@ def test_bad_starts_are_refused(text: str, error: type[Exception]) -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"trials": 0}, {"trials": -5}, {"truncate": 0}, {"truncate": -1}, {"plies": 3}, {"cube": "janowski:0.7"}],
+    [
+        {"trials": 0},
+        {"trials": -5},
+        {"truncate": 0},
+        {"truncate": -1},
+        {"plies": 3},
+        {"cube": "janowski:0.7"},
+        {"luck_screen": 0},
+        {"luck_screen": True},
+    ],
 )
 def test_bad_configs_are_refused(kwargs: dict[str, int | str]) -> None:
     with pytest.raises(InvalidSpec):
@@ -397,7 +406,7 @@ def test_the_cubeful_equitys_luck_narrows_a_cube_rollout_more_than_the_cubeless_
         assert a.cubeful_equity_se < b.cubeful_equity_se
 
 
-def test_a_rollout_saved_before_the_cubeful_luck_continues_with_the_cubeless_one(tmp_path: Path) -> None:
+def test_a_rollout_saved_before_the_cubeful_luck_and_the_screen_continues_with_the_luck_it_had(tmp_path: Path) -> None:
     config = RolloutConfig(trials=36, cubeful=True, truncate=3)
     r = run_rollouts([RolloutStart(Position.initial())], config, progress=False)[0]
     saved = SavedRollout(RolloutKind.POSITIONS, ["4HPwATDgc/ABMA"], [], config, r.outcomes)
@@ -406,9 +415,10 @@ def test_a_rollout_saved_before_the_cubeful_luck_continues_with_the_cubeless_one
     with np.load(tmp_path / "new.npz") as data:
         arrays = {name: data[name] for name in data.files}
     meta = json.loads(str(arrays.pop("meta")))
-    del meta["config"]["cubeful_luck"]
+    del meta["config"]["cubeful_luck"], meta["config"]["luck_screen"]
     np.savez(tmp_path / "old.npz", meta=np.array(json.dumps(meta)), **arrays)
-    assert not SavedRollout.load(tmp_path / "old.npz").config.cubeful_luck
+    old = SavedRollout.load(tmp_path / "old.npz").config
+    assert not old.cubeful_luck and old.luck_screen is None
 
 
 def test_cubeful_rollouts_of_two_sided_bearoffs_agree_with_the_databases_cubeful_equity() -> None:
