@@ -174,6 +174,7 @@ class LabelConfig:
             seed=rollout_seed(self.seed, index),
             weights=None if self.weights is None else str(self.weights),
             block_rows=self.block_rows,
+            luck_screen=None,  # every play judged, as the labels committed so far were: their identity is fixed
         )
 
     def identity(self, weights_digest: str) -> dict[str, Any]:
