@@ -29,6 +29,7 @@ from cube.gamestate import difference_equity, flip_difference, flip_outcomes, wi
 from cube.janowski import CUBE_STATES, gnubg_equity
 from cube.match import MatchScore, game_result_mwc
 from cube.met import MatchEquityTable
+from cube.states import CubeState
 from engine.batch import children_batch, phases
 from engine.errors import InvalidSpec
 from engine.position import GamePhase
@@ -178,7 +179,12 @@ def cubeful_roll_luck(
         [-gnubg_equity(p, w, lose, cube_life, state, jacoby=jacoby).reshape(values.shape[:2]) for state in CUBE_STATES],
         axis=-1,
     )  # (d, 21, 3): the roller's cubeful equity with the opponent's cube centred, owned, unavailable
-    opp_state = np.where(owner < 0, 0, np.where(owner == roller_seat, 2, 1))
+    index = {state: k for k, state in enumerate(CUBE_STATES)}
+    opp_state = np.where(
+        owner < 0,
+        index[CubeState.CENTERED],
+        np.where(owner == roller_seat, index[CubeState.UNAVAILABLE], index[CubeState.OWNED]),
+    )
     cube_luck = _luck_of(by_state, rows, roll)[np.arange(len(rows)), opp_state]
     seat0 = roller_seat == 0
     return (
