@@ -389,6 +389,7 @@ def play_block(
     on_games_done: Callable[[int], None] | None = None,
     luck: BoardEvaluator | None = None,
     judged_luck: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    before_move: Callable[[Lockstep, np.ndarray, np.ndarray], None] | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
 
@@ -400,7 +401,9 @@ def play_block(
     With ``luck`` (a reference evaluator) each game's luck is summed (:mod:`arena.luck`), for a
     variance-reduced result; the games are the same either way. ``judged_luck`` (pair indices
     within the block, plies) -> each roll's cubeless equity luck for seat 0, judged beforehand (a
-    replay's trajectories), does the same without judging the rolls again.
+    replay's trajectories), does the same without judging the rolls again. ``before_move`` hears the
+    games, the indices of the live ones and their rolls before each turn's checker play (a
+    measurement over the same games, such as a second luck).
     """
     if luck is not None and judged_luck is not None:
         raise ValueError("give a luck evaluator or the judged luck, not both")
@@ -435,6 +438,8 @@ def play_block(
                 luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake)
             elif judged_luck is not None:
                 luck_seat0[idx] += stake * judged_luck(pair[idx], g.ply[idx])
+        if before_move is not None:
+            before_move(g, idx, rolls)
         if children is None:
             g.move(idx, rolls)
         else:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from arena import PlayerSpec, TournamentConfig, run_tournament
-from arena.games import BlockResult, Rules, play_block
-from arena.luck import reference_evaluator
+from arena.games import BlockResult, Lockstep, Rules, play_block
+from arena.luck import money_luck_seat0, reference_evaluator
 from arena.replay import play_trajectories, replay_block
 from players.specs import same_checker_play
 
@@ -114,3 +114,24 @@ def test_a_tournament_gives_the_same_result_replayed_or_played() -> None:
     second, _ = run_tournament(played, progress=False)
     assert (first.ppg, first.se, first.a, first.b) == (second.ppg, second.se, second.a, second.b)
     assert first.a.doubles + first.b.doubles > 0
+
+
+def test_a_hook_before_each_move_sees_the_games_as_the_block_plays_them() -> None:
+    """A luck summed in ``before_move`` is the luck the block sums itself, and the games are unchanged."""
+    rules = CASES[0][2]
+
+    def players() -> tuple[Any, Any]:
+        return PlayerSpec("net@0", CASES[0][0]).build(_CACHE), PlayerSpec("net@0", CASES[0][1]).build(_CACHE)
+
+    reference = reference_evaluator(None)
+    own = np.zeros(2 * 4)
+
+    def sum_luck(g: Lockstep, idx: np.ndarray, rolls: np.ndarray) -> None:
+        stake = np.where(g.cube_open[idx], g.cube[idx], 0)
+        own[idx] += money_luck_seat0(reference, g.boards[idx], rolls, g.on_roll[idx], stake)
+
+    played = play_block(players(), 3, 0, 4, rules, False, False, luck=reference)
+    hooked = play_block(players(), 3, 0, 4, rules, False, False, before_move=sum_luck)
+    assert played.luck_seat0 is not None and np.abs(own).sum() > 0
+    np.testing.assert_allclose(own, played.luck_seat0, atol=1e-12)
+    assert np.array_equal(hooked.points_seat0, played.points_seat0) and np.array_equal(hooked.plies, played.plies)

@@ -342,3 +342,33 @@ def test_the_docs_quote_the_committed_pilot() -> None:
             d = m["minus"][first]
             assert cells[3] == f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})"
         assert cells[4] == ", ".join(str(v) for v in m["errors"].values())
+
+
+FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
+
+
+def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
+    """The full run's table and its summary line are what a report of the committed shards prints."""
+    result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
+    text = DOCS.read_text()
+    section = text[text.index("**The full run so far") : text.index("## Reprinting the committed results")]
+    prose = " ".join(section.split())
+    s = result["summary"]
+    n = s["decisions"]
+    shards = len(list(FULL_RUN.glob("decisions_*.npz")))
+    assert f"**The full run so far: {n:,} of 2,000 decisions** ({shards} shards," in prose
+    assert f"{s['trials_per_branch']['mean']:,.0f} trials a branch on average" in prose
+    assert f"{s['cpu_seconds']['per_decision']:.0f} CPU s a decision" in prose
+    assert f"{s['se']['at_target']} of the {n} at SE <= 0.01" in prose
+    lines = section.splitlines()
+    first = DEFAULT_MODELS[0]
+    for spec, m in result["models"].items():
+        (row,) = [line for line in lines if line.startswith(f"| `{spec}` |")]
+        cells = [c.strip() for c in row.split("|")[2:-1]]
+        assert cells[0] == f"{m['mp_per_decision']:.1f} ({m['se']:.1f})"
+        g = m["per_500_games"]
+        assert cells[1] == f"{g['points']:.1f} ({g['se']:.1f})"
+        if spec != first:
+            d = m["minus"][first]
+            assert cells[2] == f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})"
+        assert cells[3] == ", ".join(str(v) for v in m["errors"].values())

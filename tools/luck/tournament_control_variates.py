@@ -15,10 +15,9 @@ import argparse
 import numpy as np
 
 from arena import Rules
-from arena.games import DiceStreams, Lockstep
+from arena.games import Lockstep, play_block
 from arena.luck import cubeful_roll_luck, reference_evaluator
 from cube.gamestate import difference_equity
-from engine import Position
 from players.specs import make_player
 
 BLOCK_PAIRS = 64
@@ -26,35 +25,22 @@ BLOCK_PAIRS = 64
 
 def block_figures(a_cube: str, b_cube: str, first_pair: int) -> np.ndarray:
     """A's mean points per pair (BLOCK_PAIRS, 3): raw, the cubeless equity's luck, the cubeful equity's luck."""
-    players = (make_player("net@0", a_cube), make_player("net@0", b_cube))
     n = 2 * BLOCK_PAIRS
-    pair, seat_of_a = np.arange(n) // 2, np.arange(n) % 2
-    dice = DiceStreams.for_pairs(1, first_pair, BLOCK_PAIRS)
-    opening = dice.rolls[pair, 0]
-    g = Lockstep(
-        players,
-        boards=np.repeat(Position.initial().array[None, :], n, axis=0),
-        on_roll=(opening[:, 0] < opening[:, 1]).astype(np.int64),
-        seat_of_a=seat_of_a,
-        rules=Rules(cubeful=True),
-        first_cube_ply=1,
-        compare_cube=False,
-    )
     cubeless, cubeful = np.zeros(n), np.zeros(n)
-    while g.live.any():
-        g.cube_turn()
-        idx = np.flatnonzero(g.live)
-        if len(idx) == 0:
-            break
-        rolls = dice.at(pair[idx], g.ply[idx])
+    ev = reference_evaluator(None)
+
+    def both_lucks(g: Lockstep, idx: np.ndarray, rolls: np.ndarray) -> None:
         stake = np.where(g.cube_open[idx], g.cube[idx], 0)
-        ev = reference_evaluator(None)
         luck, cube_luck, _ = cubeful_roll_luck(ev, g.boards[idx], rolls, g.on_roll[idx], g.owner[idx])
         cubeless[idx] += stake * difference_equity(luck)
         cubeful[idx] += stake * cube_luck
-        g.move(idx, rolls)
-    sign = np.where(seat_of_a == 0, 1.0, -1.0)
-    columns = [g.points_seat0 * sign, cubeless * sign, cubeful * sign]
+
+    players = (make_player("net@0", a_cube), make_player("net@0", b_cube))
+    block = play_block(
+        players, 1, first_pair, BLOCK_PAIRS, Rules(cubeful=True), compare_cube=False, before_move=both_lucks
+    )
+    sign = np.where(block.seat_of_a == 0, 1.0, -1.0)
+    columns = [block.points_seat0 * sign, cubeless * sign, cubeful * sign]
     return np.stack([c.reshape(-1, 2).mean(axis=1) for c in columns], axis=1)
 
 
