@@ -4,6 +4,7 @@
     python tools/cube_errors/rollout_cost.py adjustment  # 8 pilot decisions with and without the luck adjustment
     python tools/cube_errors/rollout_cost.py cubeful     # shard 0's first 8 decisions: cubeless against cubeful luck
     python tools/cube_errors/rollout_cost.py screen      # the same: the luck's plays among pubeval's top 8 or 12
+    python tools/cube_errors/rollout_cost.py narrow      # the same: pubeval's top 8 against top 4, 2 and 1
 
 ``pool`` draws shard 0 of ``experiment cube-errors``' default settings (the cubeful pool) and rolls
 out its first four decisions at 324 trials: the SEs of ND and DT and the CPU seconds a trial of
@@ -92,6 +93,10 @@ def screen_cost() -> None:
     compare_variants({"every play": {}, "pubeval's top 8": {"luck_screen": 8}, "pubeval's top 12": {"luck_screen": 12}})
 
 
+def narrow_screen_cost() -> None:
+    compare_variants({f"pubeval's top {k}": {"luck_screen": k} for k in (8, 4, 2, 1)})
+
+
 def adjustment_cost() -> None:
     shard = np.load(PILOT)
     starts = [
@@ -110,9 +115,15 @@ def adjustment_cost() -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=("pool", "adjustment", "cubeful", "screen"))
-    args = p.parse_args()
-    {"pool": pool_cost, "adjustment": adjustment_cost, "cubeful": cubeful_luck_cost, "screen": screen_cost}[args.what]()
+    modes = {
+        "pool": pool_cost,
+        "adjustment": adjustment_cost,
+        "cubeful": cubeful_luck_cost,
+        "screen": screen_cost,
+        "narrow": narrow_screen_cost,
+    }
+    p.add_argument("what", choices=tuple(modes))
+    modes[p.parse_args().what]()
     return 0
 
 
