@@ -389,6 +389,7 @@ def play_block(
     on_games_done: Callable[[int], None] | None = None,
     luck: BoardEvaluator | None = None,
     judged_luck: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    luck_screen: int | None = None,
     before_move: Callable[[Lockstep, np.ndarray, np.ndarray], None] | None = None,
 ) -> BlockResult:
     """Play pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored games each) to the end.
@@ -399,7 +400,8 @@ def play_block(
     checker play (a replay, :mod:`arena.replay`); the cube turns are played as always.
     ``on_games_done`` hears how many more games have ended after each turn (for a progress bar).
     With ``luck`` (a reference evaluator) each game's luck is summed (:mod:`arena.luck`), for a
-    variance-reduced result; the games are the same either way. ``judged_luck`` (pair indices
+    variance-reduced result; the games are the same either way (``luck_screen`` screens its plays,
+    :mod:`arena.luck`). ``judged_luck`` (pair indices
     within the block, plies) -> each roll's cubeless equity luck for seat 0, judged beforehand (a
     replay's trajectories), does the same without judging the rolls again. ``before_move`` hears the
     games, the indices of the live ones and their rolls before each turn's checker play (a
@@ -435,7 +437,7 @@ def play_block(
         if luck_seat0 is not None:
             stake = np.where(g.cube_open[idx], g.cube[idx], 0)
             if luck is not None:
-                luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake)
+                luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake, luck_screen)
             elif judged_luck is not None:
                 luck_seat0[idx] += stake * judged_luck(pair[idx], g.ply[idx])
         if before_move is not None:

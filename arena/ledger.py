@@ -57,6 +57,8 @@ def describe(cfg: Any) -> dict[str, Any]:
     }
     if cfg.luck_weights is not None:  # ledgers without the luck adjustment keep the identity they had
         identity["luck_weights"] = cfg.luck_weights
+    if cfg.luck_screen is not None:  # nor do ledgers whose luck judges every play
+        identity["luck_screen"] = cfg.luck_screen
     if cfg.match_length:  # money ledgers keep the identity they had before matches
         identity.update(match_length=cfg.match_length, met=cfg.met)
     return identity
@@ -127,6 +129,13 @@ def load(
                     f"{option} {str(path)!r} holds {kept} games and these are {asked}: "
                     f"{'add' if kept == 'luck-adjusted' else 'drop'} --luck, or start a new ledger"
                 )
+        if isinstance(found, dict) and found.get("luck_screen") != expected.get("luck_screen"):
+            kept_screen = found.get("luck_screen") or 0
+            raise InvalidSpec(
+                f"{option} {str(path)!r} holds games whose luck was judged with --luck-screen {kept_screen} "
+                f"and these ask {expected.get('luck_screen') or 0}: give --luck-screen {kept_screen}, "
+                "or start a new ledger"
+            )
         raise InvalidSpec(f"{option} {str(path)!r} belongs to another tournament (or is not a ledger)")
     blocks = []
     for k, line in enumerate(lines[1:], start=1):

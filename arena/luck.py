@@ -42,9 +42,9 @@ from players.pubeval import load_pubeval_weights, pubeval_scores
 #: Index into :data:`nets.lookahead.ROLLS` (the 21 distinct rolls) of each ordered roll (d1 - 1, d2 - 1).
 ROLL_INDEX = np.array([[ROLLS.tolist().index(sorted([a, b])) for b in range(1, 7)] for a in range(1, 7)])
 LUCK_CHUNK = 256  # distinct boards whose 21-roll luck is evaluated in one batch (21 x children each)
-#: Rollouts' default luck screen: pubeval's top 8 plays of each roll hold the net's best nearly always, so
-#: the luck is as good (variance +5% on cube decisions) for about half the CPU (docs/rollouts.md).
-ROLLOUT_LUCK_SCREEN = 8
+#: The default luck screen of rollouts and tournaments: pubeval's top 8 plays of each roll hold the net's best
+#: nearly always, so the luck is as good (variance +5% on cube decisions) for about half the CPU (docs/rollouts.md).
+LUCK_SCREEN = 8
 
 
 @njit(cache=True)
@@ -195,13 +195,19 @@ def cubeful_roll_luck(
 
 
 def money_luck_seat0(
-    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray, stake: np.ndarray
+    ev: BoardEvaluator,
+    boards: np.ndarray,
+    rolls: np.ndarray,
+    roller_seat: np.ndarray,
+    stake: np.ndarray,
+    screen: int | None = None,
 ) -> np.ndarray:
     """The luck (k,) of each roll in points for seat 0 of a money game: the cubeless equity's luck times ``stake``.
 
-    ``stake`` is the cube in play before the roll (0 where the game's points are already decided).
+    ``stake`` is the cube in play before the roll (0 where the game's points are already decided);
+    ``screen`` screens the luck's plays (module docstring).
     """
-    luck, _ = roll_luck(ev, boards, rolls, roller_seat)
+    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen)
     return stake * difference_equity(luck)
 
 
@@ -214,14 +220,16 @@ def match_luck_seat0(
     away: np.ndarray,
     crawford: np.ndarray,
     stake: np.ndarray,
+    screen: int | None = None,
 ) -> np.ndarray:
     """The luck (k,) of each roll in seat 0's match-winning chance: the change of the cubeless MWC that the
     probabilities' luck makes at the score (``away`` (k, 2) by seat, ``crawford``) with ``stake`` in play.
 
     The cubeless MWC is linear in the five probabilities at a given score and cube, so its luck, like
-    theirs, has mean zero over the dice. ``stake`` is the cube in play (0 once the game's points are decided).
+    theirs, has mean zero over the dice. ``stake`` is the cube in play (0 once the game's points are decided);
+    ``screen`` screens the luck's plays (module docstring).
     """
-    luck, _ = roll_luck(ev, boards, rolls, roller_seat)
+    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen)
     w, wg, wbg, lg, lbg = (luck[:, k] for k in range(5))
     results = np.stack([w - wg, wg - wbg, wbg, -w - lg, lg - lbg, lbg], axis=1)  # each result's probability change
     out = np.zeros(len(boards))

@@ -94,13 +94,15 @@ def play_match_block(
     compare_cube: bool = True,
     on_matches_done: Callable[[int], None] | None = None,
     luck: tuple[BoardEvaluator, MatchEquityTable] | None = None,
+    luck_screen: int | None = None,
 ) -> MatchBlockResult:
     """Play the match pairs ``first_pair .. first_pair + n_pairs - 1`` (two mirrored matches each) to the end.
 
     ``players[0]`` is A, ``players[1]`` is B; with ``compare_cube`` every cube question is put to
     both players, to count their disagreements. ``on_matches_done`` hears how many more matches
     have ended after each game (for a progress bar). With ``luck`` (a reference evaluator and the
-    table that prices the scores) each match's luck in seat 0's match-winning chance is summed.
+    table that prices the scores) each match's luck in seat 0's match-winning chance is summed
+    (``luck_screen`` screens the luck's plays, :mod:`arena.luck`).
     """
     if not 1 <= match_length <= MAX_MATCH_LENGTH:
         raise JumpgammonError(f"match length {match_length} is not 1 to {MAX_MATCH_LENGTH}")
@@ -151,7 +153,15 @@ def play_match_block(
                 in_match = rows[idx]
                 stake = np.where(g.cube_open[idx], g.cube[idx], 0)
                 luck_seat0[in_match] += match_luck_seat0(
-                    luck[0], g.boards[idx], rolls, g.on_roll[idx], luck[1], away[in_match], crawford[in_match], stake
+                    luck[0],
+                    g.boards[idx],
+                    rolls,
+                    g.on_roll[idx],
+                    luck[1],
+                    away[in_match],
+                    crawford[in_match],
+                    stake,
+                    luck_screen,
                 )
             g.move(idx, rolls)
         points = np.abs(g.points_seat0)

@@ -67,6 +67,7 @@ def play_trajectories(
     n_pairs: int,
     on_pairs_done: Callable[[int], None] | None = None,
     luck: BoardEvaluator | None = None,
+    luck_screen: int | None = None,
 ) -> Trajectories:
     """The cubeless game of each pair ``first_pair ..`` with ``player`` in both seats, on the pairs' dice.
 
@@ -74,7 +75,8 @@ def play_trajectories(
     these trajectories is the block ``play_block`` plays with two players moving as ``player`` does.
     ``on_pairs_done`` hears how many more pairs' games have ended after each move (for a progress bar).
     With ``luck`` (a reference evaluator) every roll's cubeless luck is judged once here, so that any
-    number of replays over the trajectories luck-adjust their games without judging it again.
+    number of replays over the trajectories luck-adjust their games without judging it again
+    (``luck_screen`` screens the luck's plays, :mod:`arena.luck`).
     """
     dice = DiceStreams.for_pairs(seed, first_pair, n_pairs)
     opening = dice.rolls[:, 0]
@@ -95,7 +97,7 @@ def play_trajectories(
         idx = np.flatnonzero(g.live)
         rolls = dice.at(idx, g.ply[idx])
         if luck is not None:
-            luck_rolls, _ = roll_luck(luck, g.boards[idx], rolls, g.on_roll[idx])
+            luck_rolls, _ = roll_luck(luck, g.boards[idx], rolls, g.on_roll[idx], luck_screen)
             seen_luck.append(difference_equity(luck_rolls))
         kids, _ = g.move(idx, rolls)
         seen_pairs.append(idx)
@@ -128,13 +130,15 @@ def replay_block(
     record: bool = False,
     compare_cube: bool = True,
     luck: BoardEvaluator | None = None,
+    luck_screen: int | None = None,
 ) -> BlockResult:
     """The block of ``trajectories``' pairs played by ``players`` (A, B), the moves read from the trajectories.
 
     Equal to ``play_block(players, seed, first_pair, n_pairs, rules, record, compare_cube)`` when
     both players move as the trajectories' player did and ``seed`` is the trajectories' seed. The
     games are luck-adjusted by ``luck`` (a reference evaluator), or, without one, by the luck the
-    trajectories carry when they were played with a luck evaluator.
+    trajectories carry when they were played with a luck evaluator (``luck_screen`` screens the plays
+    of the luck judged here).
     """
     judged = trajectories.luck_at if luck is None and trajectories.luck_seat0 is not None else None
     return play_block(
@@ -148,4 +152,5 @@ def replay_block(
         children=trajectories.after,
         luck=luck,
         judged_luck=judged,
+        luck_screen=luck_screen,
     )

@@ -71,7 +71,7 @@ import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, MatchScores, Rules
-from arena.luck import ROLLOUT_LUCK_SCREEN, check_screen, cubeful_roll_luck, roll_luck
+from arena.luck import LUCK_SCREEN, check_screen, cubeful_roll_luck, roll_luck
 from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
@@ -200,7 +200,7 @@ class RolloutConfig:
     met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
     beavers: bool = False  # money: a doubled side may beaver (redouble at once, keeping the cube)
     cubeful_luck: bool = True  # money, cube in play: the luck of the 0-ply cubeful equity (else cubeless times cube)
-    luck_screen: int | None = ROLLOUT_LUCK_SCREEN  # the luck plays each roll by the best of pubeval's top N (None: all)
+    luck_screen: int | None = LUCK_SCREEN  # the luck plays each roll by the best of pubeval's top N (None: all)
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:

@@ -29,7 +29,7 @@ from tqdm import tqdm
 from arena import ledger
 from arena.blocks import add_seat_counts, save_block_lines
 from arena.games import BlockResult, Rules, play_block
-from arena.luck import reference_evaluator
+from arena.luck import check_screen, reference_evaluator
 from arena.matches import (
     MATCH_CUBE_COUNTERS,
     MAX_MATCH_LENGTH,
@@ -84,8 +84,12 @@ class TournamentConfig:
     replay: bool = True  # replay blocks when both players move alike (see ``replays``); the same games either way
     #: Luck-adjust the result: the reference evaluator's weights file, "" for the shipped net; None: off.
     luck_weights: str | None = None
+    #: Judge each roll's luck by the best of pubeval's top N plays (:mod:`arena.luck`); None: every play.
+    luck_screen: int | None = None
 
     def __post_init__(self) -> None:
+        if check_screen(self.luck_screen) is not None and self.luck_weights is None:
+            raise InvalidSpec(f"luck screen {self.luck_screen}: the games are not luck-adjusted")
         if self.match_length is not None and not 1 <= self.match_length <= MAX_MATCH_LENGTH:
             raise InvalidSpec(f"match length {self.match_length} is not 1 to {MAX_MATCH_LENGTH}")
         if self.match_length and (self.rules.jacoby or self.rules.beavers):
@@ -129,13 +133,29 @@ class TournamentConfig:
             evaluator, met = self.luck_evaluator(), self.match_table()
             luck = None if evaluator is None or met is None else (evaluator, met)
             return play_match_block(
-                players, self.seed, first, count, self.match_length, record, self.compare_cube, on_done, luck
+                players,
+                self.seed,
+                first,
+                count,
+                self.match_length,
+                record,
+                self.compare_cube,
+                on_done,
+                luck,
+                self.luck_screen,
             )
         if self.replays:
             pairs_done = None if on_done is None else (lambda pairs: on_done(2 * pairs))
             trajectories = play_trajectories(players[0], self.seed, first, count, pairs_done)
             return replay_block(
-                players, trajectories, self.seed, self.rules, record, self.compare_cube, self.luck_evaluator()
+                players,
+                trajectories,
+                self.seed,
+                self.rules,
+                record,
+                self.compare_cube,
+                self.luck_evaluator(),
+                self.luck_screen,
             )
         return play_block(
             players,
@@ -147,6 +167,7 @@ class TournamentConfig:
             self.compare_cube,
             on_games_done=on_done,
             luck=self.luck_evaluator(),
+            luck_screen=self.luck_screen,
         )
 
     @property
@@ -239,6 +260,8 @@ class TournamentResult:
     matches_per_second: float | None = None
     #: Money games played with a luck evaluator: A's luck-adjusted points per game and its SE (same pairs).
     adjusted: Figure | None = None
+    #: The luck's screen (None: every play judged), with ``adjusted``.
+    luck_screen: int | None = None
     #: A run told to stop at a target SE: (the target, the most games or matches it would have played).
     stopping: tuple[float, int] | None = None
 
@@ -271,6 +294,7 @@ class TournamentResult:
                 "mwc" if matches else "ppg": self.adjusted.value,
                 "se": self.adjusted.se,
                 "se_ratio": None if se_ratio is None else round(se_ratio, 3),
+                "luck_screen": self.luck_screen,
             }
         if self.stopping is not None:
             out["until_se"] = {"target": self.stopping[0], "most": self.stopping[1]}
@@ -481,6 +505,7 @@ def summarise(
     luck = pair_luck_of(blocks)
     if luck is not None:
         result.adjusted = paired_figure(scores - luck)
+        result.luck_screen = cfg.luck_screen
     if cfg.match_length is None:
         return result
     matches = [b for b in blocks if isinstance(b, MatchBlockResult)]

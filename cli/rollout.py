@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.luck import ROLLOUT_LUCK_SCREEN
+from arena.luck import LUCK_SCREEN
 from arena.rollout import (
     DEFAULT_CUBE,
     LEVELS,
@@ -132,10 +132,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--luck-screen",
         type=int_range(0, 64),
-        default=ROLLOUT_LUCK_SCREEN,
+        default=LUCK_SCREEN,
         metavar="N",
         help=f"the luck adjustment judges each roll's best of pubeval's top N plays; 0: of every play "
-        f"(default {ROLLOUT_LUCK_SCREEN})",
+        f"(default {LUCK_SCREEN})",
     )
     p.add_argument("--workers", type=int_range(1, 256), default=1, help="processes on this machine")
     p.add_argument(
@@ -215,7 +215,7 @@ def resumed_request(args: argparse.Namespace) -> Request:
     """The saved rollout of ``--resume``, to be continued to ``--trials``."""
     given = [name for name in (*FROM_THE_FILE, *FROM_THE_FILE_TOO) if getattr(args, name) not in (None, False)]
     given += [name for name in ("cubeful", "cube_decision", "no_variance_reduction") if getattr(args, name)]
-    given += ["luck_screen"] if args.luck_screen != ROLLOUT_LUCK_SCREEN else []
+    given += ["luck_screen"] if args.luck_screen != LUCK_SCREEN else []
     if given or args.seed != 0:
         given += ["seed"] if args.seed else []
         names = ", ".join("the ID" if n == "id" else "--" + n.replace("_", "-") for n in given)

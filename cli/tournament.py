@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import PlayerSpec, Rules, TournamentConfig, TournamentResult, run_tournament, save_games
+from arena.luck import LUCK_SCREEN
 from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH
 from arena.stats import Equivalence
@@ -95,6 +96,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="WEIGHTS",
         help="also report the luck-adjusted ppg (in matches: MWC), each roll's luck judged by the shipped net (or "
         "WEIGHTS) at 0 ply, as rollouts do; unbiased, with a smaller SE, at the cost of a 21-roll evaluation a move",
+    )
+    p.add_argument(
+        "--luck-screen",
+        type=int_range(0, 64),
+        default=None,
+        metavar="N",
+        help=f"with --luck: judge each roll's best of pubeval's top N plays; 0: of every play (default {LUCK_SCREEN})",
     )
     p.add_argument(
         "--equivalence",
@@ -187,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         match_length=args.match_length,
         met=args.met or DEFAULT_MET,
         luck_weights=args.luck,
+        luck_screen=_luck_screen(args),
     )
     cfg.luck_evaluator()  # a bad --luck weights file fails here, before any game
     margin = args.equivalence
@@ -217,6 +226,15 @@ def run(args: argparse.Namespace) -> int:
         if written:
             print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
     return 0
+
+
+def _luck_screen(args: argparse.Namespace) -> int | None:
+    """The luck screen asked for (None: every play, or no luck); ValueError for --luck-screen without --luck."""
+    if args.luck is None:
+        if args.luck_screen is not None:
+            raise ValueError(f"--luck-screen {args.luck_screen} needs --luck")
+        return None
+    return (LUCK_SCREEN if args.luck_screen is None else args.luck_screen) or None
 
 
 def _written(args: argparse.Namespace, seconds: float) -> dict[str, Any] | None:

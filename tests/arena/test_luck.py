@@ -161,6 +161,26 @@ def test_blocks_with_luck_survive_the_ledger_and_old_ledgers_still_load(tmp_path
     assert isinstance(old, BlockResult) and old.luck_seat0 is None
 
 
+def test_a_screened_luck_is_part_of_the_ledgers_identity(tmp_path: Path) -> None:
+    """Blocks judged with one screen never mix with another's; the same games, another luck."""
+    a, b = PlayerSpec("pubeval"), PlayerSpec("net@0")
+    screened = TournamentConfig(a, b, 8, 2, Rules(), block_pairs=2, luck_weights="", luck_screen=4)
+    every = TournamentConfig(a, b, 8, 2, Rules(), block_pairs=2, luck_weights="")
+    path = tmp_path / "ledger.jsonl"
+    result, blocks = run_tournament(screened, progress=False, checkpoint=path)
+    plain, plain_blocks = run_tournament(every, progress=False)
+    assert result.ppg == plain.ppg and result.luck_screen == 4 and plain.luck_screen is None
+    luck, plain_luck = money_blocks(blocks)[0].luck_seat0, money_blocks(plain_blocks)[0].luck_seat0
+    assert luck is not None and plain_luck is not None and not np.allclose(luck, plain_luck)
+    assert json.loads(path.read_text().splitlines()[0])["tournament"]["luck_screen"] == 4
+    with pytest.raises(InvalidSpec, match="judged with --luck-screen 4 and these ask 0: give --luck-screen 4"):
+        ledger.load(path, every)
+    with pytest.raises(InvalidSpec, match="luck screen 4: the games are not luck-adjusted"):
+        TournamentConfig(a, b, 8, luck_screen=4)
+    with pytest.raises(InvalidSpec, match="luck screen 0"):
+        TournamentConfig(a, b, 8, luck_weights="", luck_screen=0)
+
+
 def _match(a_cube: str, b_cube: str, matches: int, seed: int) -> tuple:
     cfg = TournamentConfig(
         PlayerSpec("net@0", a_cube),

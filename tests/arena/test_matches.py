@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, play_block
+from arena.luck import reference_evaluator
 from arena.matches import MatchBlockResult, play_match_block
 from arena.tournament import run_tournament
 from cli.main import main
@@ -181,3 +182,14 @@ def test_match_tournament_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["match_length"] == 2 and out["matches"] == 4 and 0.0 <= out["mwc"] <= 1.0
     assert out["a"]["matches_won"] + out["b"]["matches_won"] == 4
     assert out["mean_games_per_match"] >= 1.0 and "se" in out and "matches_per_second" in out
+
+
+def test_a_screened_match_luck_judges_the_same_matches_otherwise() -> None:
+    met = published_met("Kazaross-XG2")
+    luck = (reference_evaluator(None), met)
+    players = (PubevalPlayer(), PubevalPlayer())
+    every = play_match_block(players, seed=2, first_pair=0, n_pairs=2, match_length=3, luck=luck)
+    screened = play_match_block(players, seed=2, first_pair=0, n_pairs=2, match_length=3, luck=luck, luck_screen=1)
+    assert np.array_equal(every.winner, screened.winner) and np.array_equal(every.games, screened.games)
+    assert every.luck_seat0 is not None and screened.luck_seat0 is not None
+    assert not np.allclose(every.luck_seat0, screened.luck_seat0)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import arena.tournament
+from arena.luck import LUCK_SCREEN
 from arena.matches import MatchBlockResult
 from arena.tournament import TournamentConfig
 from engine import Position
@@ -206,9 +207,24 @@ def test_luck_reports_the_adjusted_ppg_beside_the_raw_one(capsys: pytest.Capture
     lucky = tournament_json(capsys, *base, "--luck")
     assert "luck_adjusted" not in plain
     assert lucky["ppg"] == plain["ppg"] and lucky["se"] == plain["se"]  # the same games
-    assert set(lucky["luck_adjusted"]) == {"ppg", "se", "se_ratio"}
+    assert set(lucky["luck_adjusted"]) == {"ppg", "se", "se_ratio", "luck_screen"}
+    assert lucky["luck_adjusted"]["luck_screen"] == LUCK_SCREEN
     code, out, err = run_cli(capsys, "tournament", *base, "--luck")
     assert code == 0 and re.search(r"luck-adjusted: [+-]\d\.\d{3} ppg, SE \d\.\d{3}", out)
+    every = tournament_json(capsys, *base, "--luck", "--luck-screen", "0")
+    assert every["ppg"] == plain["ppg"] and every["luck_adjusted"]["luck_screen"] is None
+    assert every["luck_adjusted"]["ppg"] != lucky["luck_adjusted"]["ppg"]  # another luck on the same games
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [(["--luck-screen", "8"], "--luck-screen 8 needs --luck"), (["--luck", "--luck-screen", "-1"], "-1")],
+)
+def test_a_luck_screen_without_luck_or_out_of_range_is_refused(
+    capsys: pytest.CaptureFixture[str], extra: list[str], named: str
+) -> None:
+    code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--games", "2", *extra)
+    assert_clean_error(code, out, err, named, as_json=False)
 
 
 def test_luck_with_a_bad_file_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -220,7 +236,7 @@ def test_luck_with_a_bad_file_is_refused(capsys: pytest.CaptureFixture[str]) -> 
 def test_luck_in_matches_reports_the_adjusted_mwc(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["--a", "net@0", "--a-cube", "gnubg", "--b", "net@0", "--b-cube", "live", "--match-length", "3"]
     result = tournament_json(capsys, *base, "--matches", "8", "--luck")
-    assert set(result["luck_adjusted"]) == {"mwc", "se", "se_ratio"}
+    assert set(result["luck_adjusted"]) == {"mwc", "se", "se_ratio", "luck_screen"}
     assert 0.0 < result["luck_adjusted"]["se"] < result["se"]
 
 
