@@ -73,6 +73,10 @@ FORMAT = "jumpgammon-cube-decisions"
 VERSION = 2  # 2: the pool is cubeful games' decisions (1: cubeless games' positions, a random cube)
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "decisions_{:05d}.npz"
+#: A shard's rollouts so far, written after each round (git-ignored) and removed once the shard is written,
+#: so that a stopped run loses at most a round of each shard it was making.
+PARTIAL_FORMAT = "partial_{:05d}.npz"
+_OUTCOME_FIELDS = tuple(TrialOutcomes.__dataclass_fields__)
 #: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
 DEFAULT_MODELS = ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
 #: Trials a branch at most, unless told otherwise (4 x 1,296: whole cycles of the stratified first two rolls).
@@ -382,14 +386,59 @@ def _renumbered(outcomes: TrialOutcomes, position: int) -> TrialOutcomes:
     return replace(outcomes, position=np.full(len(outcomes.position), position, dtype=outcomes.position.dtype))
 
 
+def _save_partial(
+    path: Path, boards: np.ndarray, final: dict[int, CubeDecisionRollout], done: int, cpu_seconds: float
+) -> None:
+    """Write the rollouts of a shard so far: every decision's trials of both branches, and the rounds' CPU."""
+    outcomes = TrialOutcomes.concatenate(
+        [
+            _renumbered(o, 2 * i + b)
+            for i in range(len(boards))
+            for b, o in enumerate((final[i].no_double.outcomes, final[i].double_take.outcomes))
+        ]
+    )
+    arrays: dict[str, Any] = {f"outcomes_{name}": getattr(outcomes, name) for name in _OUTCOME_FIELDS}
+    arrays.update(boards=boards, done=np.array([done]), cpu_seconds=np.array([cpu_seconds]))
+    write_atomic(path, arrays_to_npz(arrays))
+
+
+def _load_partial(
+    path: Path, starts: Sequence[RolloutStart], boards: np.ndarray, config: RolloutConfig
+) -> tuple[dict[int, CubeDecisionRollout], int, float] | None:
+    """The decisions, trials played a round and CPU seconds a :func:`_save_partial` left for these starts;
+    None without one (or for other starts)."""
+    if not path.is_file():
+        return None
+    names = ("boards", "done", "cpu_seconds", *(f"outcomes_{name}" for name in _OUTCOME_FIELDS))
+    saved = read_npz_arrays(path, names, "partial cube-decision shard")
+    if not np.array_equal(saved["boards"], boards):
+        return None
+    outcomes = TrialOutcomes(**{name: saved[f"outcomes_{name}"] for name in _OUTCOME_FIELDS})
+    final = {}
+    for i, start in enumerate(starts):
+        mine = outcomes.select(np.flatnonzero(outcomes.position // 2 == i))
+        previous = replace(mine, position=mine.position - 2 * i)
+        trials = len(mine.trial) // 2
+        (final[i],), _ = run_cube_decisions([start], replace(config, trials=trials), progress=False, previous=previous)
+    return final, int(saved["done"][0]), float(saved["cpu_seconds"][0])
+
+
 def roll_out_decisions(
-    starts: Sequence[RolloutStart], cfg: CubeErrorsConfig, config: RolloutConfig
-) -> list[CubeDecisionRollout]:
+    starts: Sequence[RolloutStart], cfg: CubeErrorsConfig, config: RolloutConfig, partial: Path | None = None
+) -> tuple[list[CubeDecisionRollout], float]:
     """Each start's cube decision rolled out in rounds of ``cfg.round_trials``: a decision goes on (same dice)
-    while its ND or DT SE exceeds ``cfg.until_se`` and ``config.trials`` (the cap) is not reached."""
+    while its ND or DT SE exceeds ``cfg.until_se`` and ``config.trials`` (the cap) is not reached; also the
+    CPU seconds of the rounds. With ``partial`` (a file) the rounds so far are written there after each
+    round, and a run continues from what it holds: the same decisions as a run without a stop."""
     final: dict[int, CubeDecisionRollout] = {}
     active = list(range(len(starts)))
     done = 0
+    cpu_before = 0.0
+    boards = np.array([s.position.array for s in starts], np.int8).reshape(len(starts), -1)
+    if partial is not None and (loaded := _load_partial(partial, starts, boards, config)) is not None:
+        final, done, cpu_before = loaded
+        active = [] if done >= config.trials else [i for i in active if _goes_on(final[i], done, cfg)]
+    started = time.process_time()
     while active:
         target = min(config.trials, done + cfg.round_trials)
         previous = None
@@ -407,10 +456,17 @@ def roll_out_decisions(
         for i, d in zip(active, rolled, strict=True):
             final[i] = d
         done = target
+        if partial is not None:
+            _save_partial(partial, boards, final, done, cpu_before + time.process_time() - started)
         if done >= config.trials:
             break
-        active = [i for i in active if any(f.se is None or f.se > cfg.until_se for f in final[i].figures[:2])]
-    return [final[i] for i in range(len(starts))]
+        active = [i for i in active if _goes_on(final[i], done, cfg)]
+    return [final[i] for i in range(len(starts))], cpu_before + time.process_time() - started
+
+
+def _goes_on(decision: CubeDecisionRollout, done: int, cfg: CubeErrorsConfig) -> bool:
+    """True when a decision rolled out to ``done`` trials needs another round: an SE above the target."""
+    return decision.trials == done and any(f.se is None or f.se > cfg.until_se for f in decision.figures[:2])
 
 
 @dataclass
@@ -475,7 +531,9 @@ def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
     chosen = draw(pool, cfg.shares, cfg.per_shard, rng)
     drawn = time.process_time()
     starts = [RolloutStart.parse(gnubg_id(pool.boards[i], bool(pool.owned[i]))) for i in chosen]
-    rolled = roll_out_decisions(starts, cfg, cfg.rollout_config(index)) if starts else []
+    partial = partial_path(cfg.out, index)
+    remove_stale_temporaries(partial)
+    rolled, rollout_cpu = roll_out_decisions(starts, cfg, cfg.rollout_config(index), partial) if starts else ([], 0.0)
     figures = [d.figures for d in rolled]
     margins = [d.margin for d in rolled]
     return DecisionShard(
@@ -496,7 +554,7 @@ def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
         pool_counts=np.array([(pool.reasons == r).sum() for r in Reason], np.int64),
         pool_games=np.array([pool.games_played], np.int64),
         pool_positions=np.array([len(pool.boards)], np.int64),
-        cpu_seconds=np.array([drawn - started, time.process_time() - drawn]),
+        cpu_seconds=np.array([drawn - started, rollout_cpu]),
     )
 
 
@@ -508,6 +566,11 @@ def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
 def shard_path(out: Path, index: int) -> Path:
     """The file of shard ``index``."""
     return out / SHARD_FORMAT.format(index)
+
+
+def partial_path(out: Path, index: int) -> Path:
+    """The file of shard ``index``'s rollouts so far, while it is being made."""
+    return out / PARTIAL_FORMAT.format(index)
 
 
 def _worker_shard(cfg: CubeErrorsConfig, index: int) -> tuple[int, DecisionShard]:
@@ -597,6 +660,7 @@ def collect(cfg: CubeErrorsConfig, workers: int = 1, ray_address: str | None = N
     try:
         for index, shard in _made_shards(cfg, todo, workers, ray_address):
             write_atomic(shard_path(cfg.out, index), shard.to_bytes())
+            partial_path(cfg.out, index).unlink(missing_ok=True)
             made += 1
             _write_manifest(manifest, identity, cfg.shards, done + made)
             bar.update(1)

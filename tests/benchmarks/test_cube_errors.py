@@ -7,10 +7,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from arena.rollout import RolloutStart
+from benchmarks.experiments import cube_errors
 from benchmarks.experiments.cube_errors import (
     DEFAULT_MODELS,
     CubeErrorsConfig,
@@ -25,6 +28,7 @@ from benchmarks.experiments.cube_errors import (
     gnubg_id,
     judge,
     read_shards,
+    roll_out_decisions,
     run_cube_errors,
     shard_path,
     split_models,
@@ -167,8 +171,6 @@ def test_bad_settings_are_refused(changes: dict[str, object], tmp_path: Path) ->
 
 
 def test_a_decision_id_reads_back_as_the_rollout_start() -> None:
-    from arena.rollout import RolloutStart
-
     board = Position.initial().array
     start = RolloutStart.parse(gnubg_id(board, True))
     assert start.cube == 2 and start.owner == 0 and not start.jacoby and start.score is None
@@ -212,6 +214,49 @@ def test_a_shard_holds_rolled_out_decisions_of_its_strata(tiny: Path) -> None:
     assert (data.cpu_seconds > 0).all()
     manifest = json.loads((tiny / "manifest.json").read_text())
     assert manifest["shards_done"] == 1 and len(manifest["identity"]["weights_sha256"]) == 64
+    assert not list(tiny.glob("partial_*"))  # a shard's rounds so far are gone once it is written
+
+
+def test_a_stopped_shard_goes_on_from_its_last_round(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after its first round and run again, a shard's rollouts are those of a run without a stop."""
+    data = read_shards(tiny)
+    assert data is not None
+    starts = [RolloutStart.parse(gnubg_id(b, bool(o))) for b, o in zip(data.boards, data.owned, strict=True)]
+    cfg = _tiny(tmp_path, until_se=0.001)  # every decision goes on to the cap, 72 trials in two rounds
+    config = cfg.rollout_config(0)
+    whole, _ = roll_out_decisions(starts, cfg, config)
+    partial = tmp_path / "partial_00000.npz"
+    calls = []
+    real = cube_errors.run_cube_decisions
+
+    def stops_in_the_second_round(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cube_errors, "run_cube_decisions", stops_in_the_second_round)
+    with pytest.raises(KeyboardInterrupt):
+        roll_out_decisions(starts, cfg, config, partial)
+    assert partial.is_file()
+    fresh: list[bool] = []
+
+    def records_fresh_starts(*args: Any, **kwargs: Any) -> Any:
+        fresh.append(kwargs.get("previous") is None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cube_errors, "run_cube_decisions", records_fresh_starts)
+    resumed, cpu = roll_out_decisions(starts, cfg, config, partial)
+    assert fresh and not any(fresh) and cpu > 0  # every call went on from the first round's trials
+    for a, b in zip(whole, resumed, strict=True):
+        assert a.trials == b.trials == 72
+        assert [(f.value, f.se) for f in a.figures[:2]] == [(f.value, f.se) for f in b.figures[:2]]
+        for branch in ("no_double", "double_take"):
+            mine, theirs = getattr(a, branch).outcomes, getattr(b, branch).outcomes
+            for name in ("trial", "cubeful", "cubeful_luck", "outcome", "luck"):
+                assert np.array_equal(getattr(mine, name), getattr(theirs, name)), (branch, name)
 
 
 def test_a_rerun_writes_only_missing_shards_and_the_same_ones_again(tiny: Path, tmp_path: Path) -> None:
