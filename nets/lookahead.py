@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from engine.batch import children_batch, flip_boards, phases
 from engine.errors import InvalidPosition
@@ -32,11 +33,24 @@ DEEP_CHUNK = 128
 
 
 def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Index (into ``values``) of the largest value in each segment ``offsets[i]:offsets[i+1]``."""
-    n = len(offsets) - 1
-    seg = np.repeat(np.arange(n), np.diff(offsets))
-    order = np.lexsort((-values, seg))
-    return order[offsets[:-1]]
+    """Index (into ``values``) of the largest value in each segment ``offsets[i]:offsets[i+1]`` (the first of
+    equal largest ones); ValueError for an empty segment."""
+    return _segment_argmax(np.ascontiguousarray(values, np.float64), np.ascontiguousarray(offsets, np.int64))
+
+
+@njit(cache=True)
+def _segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    out = np.empty(len(offsets) - 1, np.int64)
+    for s in range(len(offsets) - 1):
+        start, end = offsets[s], offsets[s + 1]
+        if end <= start:
+            raise ValueError("segment_argmax: an empty segment has no largest value")
+        best = start
+        for j in range(start + 1, end):
+            if values[j] > values[best]:
+                best = j
+        out[s] = best
+    return out
 
 
 def best_children(ev: BoardEvaluator, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine import Position
 from engine.batch import children_batch
@@ -135,3 +137,19 @@ def test_choose_children_matches_looking_deeper_at_every_kept_play() -> None:
     single = np.bincount(np.searchsorted(offsets, keep, side="right") - 1, minlength=len(boards)) == 1
     assert single.any() and not single.all()  # both kinds of decision are exercised
     np.testing.assert_array_equal(choose_children(ev, kids, offsets, 1), expected)
+
+
+@given(
+    st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=12), min_size=1, max_size=30),
+)
+def test_segment_argmax_is_the_first_largest_value_of_each_segment(segments: list[list[int]]) -> None:
+    """Ties (small integers make many) go to the first, as the moves' order decides between equal plays."""
+    values = np.array([v for seg in segments for v in seg], np.float64)
+    offsets = np.concatenate([[0], np.cumsum([len(seg) for seg in segments])])
+    expected = [start + int(np.argmax(seg)) for start, seg in zip(offsets[:-1], segments, strict=True)]
+    assert segment_argmax(values, offsets).tolist() == expected
+
+
+def test_segment_argmax_refuses_an_empty_segment() -> None:
+    with pytest.raises(ValueError, match="empty segment"):
+        segment_argmax(np.array([1.0, 2.0]), np.array([0, 2, 2]))
