@@ -76,6 +76,9 @@ SHARD_FORMAT = "decisions_{:05d}.npz"
 #: A shard's rollouts so far, written after each round (git-ignored) and removed once the shard is written,
 #: so that a stopped run loses at most a round of each shard it was making.
 PARTIAL_FORMAT = "partial_{:05d}.npz"
+#: The trials of the decisions a shard left above the SE target at the cap (git-ignored, in the partial's format),
+#: kept so that a later, higher cap can carry them on from there instead of from the first trial.
+CAPPED_FORMAT = "capped_{:05d}.npz"
 _OUTCOME_FIELDS = tuple(TrialOutcomes.__dataclass_fields__)
 #: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
 DEFAULT_MODELS = ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
@@ -534,6 +537,11 @@ def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
     partial = partial_path(cfg.out, index)
     remove_stale_temporaries(partial)
     rolled, rollout_cpu = roll_out_decisions(starts, cfg, cfg.rollout_config(index), partial) if starts else ([], 0.0)
+    capped = [i for i, d in enumerate(rolled) if _goes_on(d, cfg.trials_cap, cfg)]
+    if capped:
+        boards = np.array([starts[i].position.array for i in capped], np.int8)
+        kept = dict(enumerate(rolled[i] for i in capped))
+        _save_partial(capped_path(cfg.out, index), boards, kept, cfg.trials_cap, 0.0)
     figures = [d.figures for d in rolled]
     margins = [d.margin for d in rolled]
     return DecisionShard(
@@ -571,6 +579,11 @@ def shard_path(out: Path, index: int) -> Path:
 def partial_path(out: Path, index: int) -> Path:
     """The file of shard ``index``'s rollouts so far, while it is being made."""
     return out / PARTIAL_FORMAT.format(index)
+
+
+def capped_path(out: Path, index: int) -> Path:
+    """The file of the trials of shard ``index``'s decisions that stopped at the cap above the SE target."""
+    return out / CAPPED_FORMAT.format(index)
 
 
 def _worker_shard(cfg: CubeErrorsConfig, index: int) -> tuple[int, DecisionShard]:

@@ -274,6 +274,24 @@ def test_a_rerun_writes_only_missing_shards_and_the_same_ones_again(tiny: Path, 
         collect(_tiny(out, pool_games=7), progress=False)
 
 
+def test_decisions_left_at_the_cap_keep_their_trials_and_a_higher_cap_carries_them_on(tmp_path: Path) -> None:
+    """Carried on from the kept trials, a higher cap gives what rolling out to it from the start gives."""
+    out = tmp_path / "cube-errors"
+    cfg = _tiny(out, until_se=0.001)  # every decision stops at the cap, above the target
+    assert collect(cfg, progress=False) == 1
+    data = DecisionShard.read(shard_path(out, 0))
+    assert (data.trials == cfg.trials_cap).all()
+    capped = out / "capped_00000.npz"
+    assert capped.is_file()
+    starts = [RolloutStart.parse(gnubg_id(b, bool(o))) for b, o in zip(data.boards, data.owned, strict=True)]
+    higher = _tiny(out, until_se=0.001, trials_cap=108)
+    carried, _ = roll_out_decisions(starts, higher, higher.rollout_config(0), capped)
+    fresh, _ = roll_out_decisions(starts, higher, higher.rollout_config(0))
+    for a, b in zip(carried, fresh, strict=True):
+        assert a.trials == b.trials == 108
+        assert [(f.value, f.se) for f in a.figures[:2]] == [(f.value, f.se) for f in b.figures[:2]]
+
+
 def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "cube-errors"
     shutil.copytree(tiny, out)
