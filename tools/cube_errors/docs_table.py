@@ -1,0 +1,49 @@
+"""The full run's table as docs/experiments.md quotes it, from a report of the committed shards.
+
+    python tools/cube_errors/docs_table.py
+
+Prints the summary figures ("The full run so far") and the markdown rows of the models' table that
+``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.experiments.cube_errors import DEFAULT_MODELS, CubeErrorsConfig, read_shards, run_cube_errors
+
+FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
+
+
+def main() -> int:
+    result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
+    data = read_shards(FULL_RUN)
+    assert data is not None
+    s = result["summary"]
+    worst = np.maximum(data.nd_se, data.dt_se)
+    capped = int((data.trials >= CubeErrorsConfig(out=FULL_RUN).trials_cap).sum())
+    shards = len(list(FULL_RUN.glob("decisions_*.npz")))
+    print(
+        f"{s['decisions']:,} of 2,000 decisions ({shards} shards): {s['trials_per_branch']['mean']:,.0f} trials a "
+        f"branch on average, {s['cpu_seconds']['per_decision']:.0f} CPU s a decision "
+        f"({s['cpu_seconds']['rollouts']:,.0f} s in all), {s['se']['at_target']} of the {s['decisions']} at "
+        f"SE <= 0.01 on both branches, {capped} stopped by the cap (the largest SE left, {worst.max():.3f}); "
+        f"remaining at this rate: {s['projected']['core_hours_for_2000_capped'] * (1 - s['decisions'] / 2000):.0f} "
+        "core-hours"
+    )
+    first = DEFAULT_MODELS[0]
+    for spec, m in result["models"].items():
+        g = m["per_500_games"]
+        paired = "" if spec == first else f"{m['minus'][first]['mp_per_decision']:+.1f} ({m['minus'][first]['se']:.1f})"
+        errors = ", ".join(str(v) for v in m["errors"].values())
+        print(
+            f"| `{spec}` | {m['mp_per_decision']:.1f} ({m['se']:.1f}) | {g['points']:.1f} ({g['se']:.1f}) | "
+            f"{paired} | {errors} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
