@@ -119,7 +119,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cube_errors = p.add_argument_group("cube-errors")
     cube_errors.add_argument("--decisions", type=int_range(1), default=2_000, help="decisions, in shards of 20")
-    cube_errors.add_argument("--trials-cap", type=int_range(2), default=DEFAULT_TRIALS_CAP, help="most trials a branch")
+    cube_errors.add_argument(
+        "--trials-cap",
+        type=int_range(2),
+        default=DEFAULT_TRIALS_CAP,
+        help="most trials a branch; raised on a folder, its decisions left at the old cap go on to the new one",
+    )
     cube_errors.add_argument(
         "--until-se", type=float_range(0.0, 1.0, low_open=True), default=0.01, help="SE target of ND and DT"
     )

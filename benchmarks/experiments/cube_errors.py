@@ -40,7 +40,7 @@ import math
 import queue
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,9 @@ _OUTCOME_FIELDS = tuple(TrialOutcomes.__dataclass_fields__)
 #: The models scored by default (the brief's: Janowski's fitted x, the best constant jump, jump-local, jump-net, gnubg).
 DEFAULT_MODELS = ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
 #: Trials a branch at most, unless told otherwise (4 x 1,296: whole cycles of the stratified first two rolls).
-DEFAULT_TRIALS_CAP = 5184
+#: 64 rounds of 324: enough for SE <= 0.01 on both branches of every decision of the full run so far (the
+#: largest SE at 5,184 trials, the cap it began with, was 0.018, which needs about 16,800).
+DEFAULT_TRIALS_CAP = 20736
 #: The models whose disagreement marks a ``disagree`` decision (part of the data set's identity).
 DRAW_MODELS = DEFAULT_MODELS
 #: Games a self-play pool plays in lockstep.
@@ -586,30 +588,74 @@ def capped_path(out: Path, index: int) -> Path:
     return out / CAPPED_FORMAT.format(index)
 
 
-def _worker_shard(cfg: CubeErrorsConfig, index: int) -> tuple[int, DecisionShard]:
+def _worker_shard(cfg: CubeErrorsConfig, index: int, *_: int) -> tuple[int, DecisionShard]:
     return index, make_shard(cfg, index)
 
 
+def capped_rows(shard: DecisionShard, cap: int, until_se: float) -> np.ndarray:
+    """The rows of ``shard`` whose rollout stopped at ``cap`` trials with an SE above ``until_se``."""
+    return np.flatnonzero((shard.trials == cap) & (np.maximum(shard.nd_se, shard.dt_se) > until_se))
+
+
+def top_up_shard(cfg: CubeErrorsConfig, index: int, old_cap: int) -> DecisionShard:
+    """Shard ``index`` with its decisions left at ``old_cap`` above the SE target carried on to ``cfg.trials_cap``:
+    what rolling the shard out at that cap gives (the same dice, rounds and stops), since ``old_cap`` is a
+    whole number of rounds. It carries on from the kept trials (``capped_NNNNN.npz``) where they match."""
+    shard = DecisionShard.read(shard_path(cfg.out, index))
+    rows = capped_rows(shard, old_cap, cfg.until_se)
+    if not len(rows):
+        return shard
+    starts = [RolloutStart.parse(gnubg_id(shard.boards[i], bool(shard.owned[i]))) for i in rows]
+    kept = capped_path(cfg.out, index)
+    rolled, cpu = roll_out_decisions(starts, cfg, cfg.rollout_config(index), kept)
+    still = [j for j, d in enumerate(rolled) if _goes_on(d, cfg.trials_cap, cfg)]
+    if still:  # the kept trials of those still above the target, for a cap higher again
+        boards = np.array([starts[j].position.array for j in still], np.int8)
+        _save_partial(kept, boards, {k: rolled[j] for k, j in enumerate(still)}, cfg.trials_cap, 0.0)
+    else:
+        kept.unlink(missing_ok=True)
+    arrays = {name: getattr(shard, name).copy() for name in DecisionShard.ARRAYS}
+    for i, d in zip(rows, rolled, strict=True):
+        nd, dt, _ = d.figures
+        for name, figure in (("nd", nd), ("dt", dt), ("margin", d.margin)):
+            arrays[name][i] = figure.value
+            arrays[f"{name}_se"][i] = np.nan if figure.se is None else figure.se  # as a shard stores a missing SE
+        arrays["gammons"][i] = bool(d.no_double.raw.probabilities[1] > 0.0)
+        arrays["trials"][i] = d.trials
+    arrays["cpu_seconds"][1] += cpu
+    return DecisionShard(**arrays)
+
+
+def _worker_top_up(cfg: CubeErrorsConfig, index: int, old_cap: int) -> tuple[int, DecisionShard]:
+    return index, top_up_shard(cfg, index, old_cap)
+
+
 def _made_shards(
-    cfg: CubeErrorsConfig, todo: list[int], workers: int, ray_address: str | None
+    cfg: CubeErrorsConfig,
+    todo: list[int],
+    workers: int,
+    ray_address: str | None,
+    work: Callable[..., tuple[int, DecisionShard]] = _worker_shard,
+    extra: tuple[int, ...] = (),
 ) -> Iterator[tuple[int, DecisionShard]]:
-    """Each shard of ``todo`` as it is finished: here, in worker processes or as Ray tasks."""
+    """Each shard of ``todo`` as ``work(cfg, index, *extra)`` finishes it: here, in worker processes or as Ray
+    tasks."""
     if ray_address is not None:
         ray = connect_ray(ray_address)
-        task = ray.remote(_worker_shard)
+        task = ray.remote(work)
         width = max(workers, int(ray.cluster_resources().get("CPU", 1)))
         waiting = list(reversed(todo))
         pending: list[Any] = []
         while pending or waiting:
             while waiting and len(pending) < width:
-                pending.append(task.remote(cfg, waiting.pop()))
+                pending.append(task.remote(cfg, waiting.pop(), *extra))
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     elif workers > 1 and len(todo) > 1:
         results: queue.SimpleQueue[tuple[int, DecisionShard] | BaseException] = queue.SimpleQueue()
         with worker_pool(min(workers, len(todo))) as pool:
             for index in todo:
-                pool.apply_async(_worker_shard, (cfg, index), callback=results.put, error_callback=results.put)
+                pool.apply_async(work, (cfg, index, *extra), callback=results.put, error_callback=results.put)
             for _ in todo:
                 item = results.get()
                 if isinstance(item, BaseException):
@@ -617,7 +663,39 @@ def _made_shards(
                 yield item
     else:
         for index in todo:
-            yield _worker_shard(cfg, index)
+            yield work(cfg, index, *extra)
+
+
+def raised_cap(saved: dict[str, Any], identity: dict[str, Any]) -> int | None:
+    """The saved trials cap when two identities differ in that alone and the new one is higher; else None."""
+    old, new = json.loads(json.dumps(saved)), json.loads(json.dumps(identity))
+    old_cap, new_cap = old.get("rollout", {}).pop("trials_cap", None), new.get("rollout", {}).pop("trials_cap", None)
+    if old != new or not isinstance(old_cap, int) or not isinstance(new_cap, int) or old_cap >= new_cap:
+        return None
+    return old_cap
+
+
+def _top_up(cfg: CubeErrorsConfig, old_cap: int, workers: int, ray_address: str | None, progress: bool) -> int:
+    """Carry every shard's decisions left at ``old_cap`` on to ``cfg.trials_cap``; returns the shards rewritten."""
+    if old_cap % cfg.round_trials:
+        raise JumpgammonError(
+            f"{cfg.out}: its cap of {old_cap} trials is not a whole number of {cfg.round_trials}-trial rounds, "
+            "so a higher cap cannot carry its decisions on as a run at that cap would"
+        )
+    todo = [
+        index
+        for index in range(cfg.shards)
+        if shard_path(cfg.out, index).is_file()
+        and len(capped_rows(DecisionShard.read(shard_path(cfg.out, index)), old_cap, cfg.until_se))
+    ]
+    bar = tqdm(total=len(todo), unit="shard", desc="capped decisions on", disable=not progress, file=sys.stderr)
+    try:
+        for index, shard in _made_shards(cfg, todo, workers, ray_address, _worker_top_up, (old_cap,)):
+            write_atomic(shard_path(cfg.out, index), shard.to_bytes())
+            bar.update(1)
+    finally:
+        bar.close()
+    return len(todo)
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -645,7 +723,9 @@ def _write_manifest(path: Path, identity: dict[str, Any], shards: int, done: int
 def collect(cfg: CubeErrorsConfig, workers: int = 1, ray_address: str | None = None, progress: bool = True) -> int:
     """Write shards ``0 .. cfg.shards - 1`` into ``cfg.out`` (those there are kept); returns the shards made now.
 
-    The manifest records the settings and the net's digest; a folder of other settings is refused.
+    The manifest records the settings and the net's digest; a folder of other settings is refused, except a
+    higher ``trials_cap``: the decisions its shards left at the old cap above the SE target are first carried
+    on to the new one (:func:`top_up_shard`).
     """
     check_out_folder(cfg.out)
     if workers < 1:
@@ -657,8 +737,12 @@ def collect(cfg: CubeErrorsConfig, workers: int = 1, ray_address: str | None = N
         saved = _read_manifest(manifest)["identity"]
         saved["weights"] = identity["weights"]  # the same net under another path: the digest decides
         if saved != identity:
-            diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
-            raise JumpgammonError(f"{cfg.out}: its decisions were drawn with other settings ({', '.join(diff)})")
+            old_cap = raised_cap(saved, identity)
+            if old_cap is None:
+                diff = sorted(k for k in set(saved) | set(identity) if saved.get(k) != identity.get(k))
+                raise JumpgammonError(f"{cfg.out}: its decisions were drawn with other settings ({', '.join(diff)})")
+            # A higher cap: the shards there become what that cap gives, before the manifest says so.
+            _top_up(cfg, old_cap, workers, ray_address, progress)
     cfg.out.mkdir(parents=True, exist_ok=True)
     todo = []
     for index in range(cfg.shards):
@@ -878,7 +962,7 @@ def summary(data: DecisionShard, cfg: CubeErrorsConfig) -> dict[str, Any]:
     per_trial = float(cpu[1]) / float(data.trials.sum())
     # trials a decision needs for both SEs at the target (SE falls as 1/sqrt(trials)), a round at least
     needed = np.maximum(data.trials * (np.maximum(data.nd_se, data.dt_se) / cfg.until_se) ** 2, cfg.round_trials)
-    capped = np.minimum(needed, DEFAULT_TRIALS_CAP)
+    capped = np.minimum(needed, cfg.trials_cap)
     return {
         "decisions": n,
         "by_reason": {r.label: int((data.reasons == r).sum()) for r in Reason},
@@ -907,7 +991,7 @@ def summary(data: DecisionShard, cfg: CubeErrorsConfig) -> dict[str, Any]:
             "trials_per_branch_median": round(float(np.median(needed)), 0),
             "cpu_seconds_per_decision": round(float(cpu[0]) / n + per_trial * float(needed.mean()), 1),
             "core_hours_for_2000": round(2000 * (float(cpu[0]) / n + per_trial * float(needed.mean())) / 3600, 1),
-            "trials_cap": DEFAULT_TRIALS_CAP,
+            "trials_cap": cfg.trials_cap,
             "trials_per_branch_mean_capped": round(float(capped.mean()), 0),
             "core_hours_for_2000_capped": round(
                 2000 * (float(cpu[0]) / n + per_trial * float(capped.mean())) / 3600, 1

@@ -274,22 +274,35 @@ def test_a_rerun_writes_only_missing_shards_and_the_same_ones_again(tiny: Path, 
         collect(_tiny(out, pool_games=7), progress=False)
 
 
-def test_decisions_left_at_the_cap_keep_their_trials_and_a_higher_cap_carries_them_on(tmp_path: Path) -> None:
-    """Carried on from the kept trials, a higher cap gives what rolling out to it from the start gives."""
-    out = tmp_path / "cube-errors"
-    cfg = _tiny(out, until_se=0.001)  # every decision stops at the cap, above the target
-    assert collect(cfg, progress=False) == 1
-    data = DecisionShard.read(shard_path(out, 0))
-    assert (data.trials == cfg.trials_cap).all()
-    capped = out / "capped_00000.npz"
-    assert capped.is_file()
-    starts = [RolloutStart.parse(gnubg_id(b, bool(o))) for b, o in zip(data.boards, data.owned, strict=True)]
-    higher = _tiny(out, until_se=0.001, trials_cap=108)
-    carried, _ = roll_out_decisions(starts, higher, higher.rollout_config(0), capped)
-    fresh, _ = roll_out_decisions(starts, higher, higher.rollout_config(0))
-    for a, b in zip(carried, fresh, strict=True):
-        assert a.trials == b.trials == 108
-        assert [(f.value, f.se) for f in a.figures[:2]] == [(f.value, f.se) for f in b.figures[:2]]
+def test_a_higher_cap_carries_a_folders_capped_decisions_on_to_what_that_cap_gives(tmp_path: Path) -> None:
+    """Raising --trials-cap on a folder rewrites its shards as a run at the new cap writes them, carried on
+    from the trials kept at the old cap or, for a shard made before they were kept, from the start."""
+    few: dict[str, object] = {"decisions": 2, "per_shard": 2, "until_se": 0.001}  # every decision reaches the cap
+    low, high = tmp_path / "low" / "cube-errors", tmp_path / "high" / "cube-errors"
+    assert collect(_tiny(low, **few), progress=False) == 1
+    assert (DecisionShard.read(shard_path(low, 0)).trials == 72).all()
+    assert (low / "capped_00000.npz").is_file()
+    unkept = tmp_path / "unkept" / "cube-errors"
+    shutil.copytree(low, unkept)
+    (unkept / "capped_00000.npz").unlink()
+    assert collect(_tiny(high, **few, trials_cap=108), progress=False) == 1
+    direct = DecisionShard.read(shard_path(high, 0))
+    for folder in (low, unkept):
+        assert collect(_tiny(folder, **few, trials_cap=108), progress=False) == 0
+        topped = DecisionShard.read(shard_path(folder, 0))
+        assert (topped.trials == 108).all()
+        for name in DecisionShard.ARRAYS:
+            if name != "cpu_seconds":
+                assert np.array_equal(getattr(topped, name), getattr(direct, name)), (folder, name)
+        assert json.loads((folder / "manifest.json").read_text())["identity"]["rollout"]["trials_cap"] == 108
+    assert collect(_tiny(low, **few, trials_cap=108), progress=False) == 0  # nothing left to do
+    with pytest.raises(JumpgammonError, match="other settings"):
+        collect(_tiny(low, **few, trials_cap=72), progress=False)  # a lower cap is another data set
+    manifest = json.loads((unkept / "manifest.json").read_text())
+    manifest["identity"]["rollout"]["trials_cap"] = 60
+    (unkept / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(JumpgammonError, match="not a whole number of 36-trial rounds"):
+        collect(_tiny(unkept, **few, trials_cap=108), progress=False)
 
 
 def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> None:
