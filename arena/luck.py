@@ -19,7 +19,6 @@ every roll, the one rolled included.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -28,7 +27,7 @@ from numba import njit
 from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.gamestate import difference_equity, flip_difference, flip_outcomes, win_loss_values
 from cube.janowski import CUBE_STATES, gnubg_equity
-from cube.match import MatchCube, MatchScore, cubeful_mwc, game_result_mwc
+from cube.match import MatchScore, game_result_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from engine.batch import children_batch, phases
@@ -191,46 +190,6 @@ def cubeful_roll_luck(
     return (
         np.where(seat0[:, None], luck, flip_difference(luck)),
         np.where(seat0, cube_luck, -cube_luck),
-        best_kids[rows, roll],
-    )
-
-
-def match_cubeful_roll_luck(
-    ev: BoardEvaluator,
-    boards: np.ndarray,
-    rolls: np.ndarray,
-    roller_seat: np.ndarray,
-    met: MatchEquityTable,
-    cubes: Sequence[MatchCube],
-    *,
-    cube_life: float = DEFAULT_CUBE_LIFE,
-    screen: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """As :func:`cubeful_roll_luck` at a match score: the second array is the luck (k,) of each roll in seat 0's
-    match-winning chance, by gnubg's 0-ply cubeful MWC (the dead and the live cube mixed at ``cube_life``) of
-    the position after the roll, its opponent on roll.
-
-    ``cubes[i]`` is the score and cube before roll ``i``, from the roller's view. Like the money
-    game's, this luck sees the cash and the cube's ownership, which the cubeless MWC cannot, and
-    has mean zero over the dice.
-    """
-    rows, values, best_kids = _best_plays(ev, boards, check_screen(screen))
-    roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
-    luck = _luck_of(values, rows, roll)
-    mwc_luck = np.empty(len(rows))
-    by_cube: dict[MatchCube, list[int]] = {}
-    for j, cube in enumerate(cubes):
-        by_cube.setdefault(cube, []).append(j)
-    for cube, members in by_cube.items():
-        js = np.array(members)
-        # After the roll the opponent is on roll: its view of the probabilities, the score and the cube.
-        opp = np.clip(flip_outcomes(values[rows[js]].reshape(-1, 5)), 0.0, 1.0)
-        roller = 1.0 - cubeful_mwc(opp, met, cube.flipped(), cube_life).reshape(len(js), len(ROLLS))
-        mwc_luck[js] = _luck_of(roller, np.arange(len(js)), roll[js])
-    seat0 = roller_seat == 0
-    return (
-        np.where(seat0[:, None], luck, flip_difference(luck)),
-        np.where(seat0, mwc_luck, -mwc_luck),
         best_kids[rows, roll],
     )
 

@@ -71,7 +71,7 @@ import numpy as np
 from tqdm import tqdm
 
 from arena.games import Lockstep, MatchScores, Rules
-from arena.luck import LUCK_SCREEN, check_screen, cubeful_roll_luck, match_cubeful_roll_luck, roll_luck
+from arena.luck import LUCK_SCREEN, check_screen, cubeful_roll_luck, roll_luck
 from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
@@ -200,7 +200,6 @@ class RolloutConfig:
     met: str | None = None  # match equity table (name or gnubg .xml) at a match score; None: DEFAULT_MET
     beavers: bool = False  # money: a doubled side may beaver (redouble at once, keeping the cube)
     cubeful_luck: bool = True  # money, cube in play: the luck of the 0-ply cubeful equity (else cubeless times cube)
-    match_cubeful_luck: bool = True  # match, cube in play: the luck of the 0-ply cubeful MWC (else the cubeless MWC)
     luck_screen: int | None = LUCK_SCREEN  # the luck plays each roll by the best of pubeval's top N (None: all)
 
     def __post_init__(self) -> None:
@@ -231,11 +230,6 @@ class RolloutConfig:
     def luck_is_cubeful(self) -> bool:
         """True when a cubeful money rollout's luck is that of the 0-ply cubeful equity: someone may double."""
         return self.cubeful and self.cubeful_luck and self.cube_spec != "none"
-
-    @property
-    def match_luck_is_cubeful(self) -> bool:
-        """True when a cubeful rollout at a match score takes the luck of the 0-ply cubeful MWC: someone may double."""
-        return self.cubeful and self.match_cubeful_luck and self.cube_spec != "none"
 
     @property
     def player_spec(self) -> str:
@@ -425,20 +419,6 @@ class MatchScoring:
             out[j] = self._results[key]
         return out
 
-    def roller_cubes(
-        self, rows: np.ndarray, roller_seat: np.ndarray, cube: np.ndarray, owner: np.ndarray
-    ) -> list[MatchCube]:
-        """The score and cube of trials ``rows`` from the view of the side on roll (in ``roller_seat``); ``owner``
-        is the seat holding the cube (-1: centred)."""
-        out = []
-        for row, seat, value, held in zip(
-            rows.tolist(), roller_seat.tolist(), cube.tolist(), owner.tolist(), strict=True
-        ):
-            score = self.scores[self.pos[row]]
-            state = CubeState.CENTERED if held < 0 else CubeState.OWNED if held == seat else CubeState.UNAVAILABLE
-            out.append(MatchCube(score if seat == 0 else score.flipped(), int(value), state))
-        return out
-
     def luck_mwc(self, rows: np.ndarray, luck: np.ndarray, cube: np.ndarray) -> np.ndarray:
         """The change (k,) of seat 0's MWC of a luck ``luck`` (k, 5) with ``cube`` in play: the linear map of the
         cubeless MWC (each result's probability times the MWC it leaves), applied to a difference."""
@@ -572,17 +552,6 @@ def roll_out_block(
                     jacoby=rules.jacoby,
                     screen=config.luck_screen,
                 )
-            elif scoring is not None and config.match_luck_is_cubeful:
-                cubes = scoring.roller_cubes(lucky, g.on_roll[lucky], g.cube[lucky], g.owner[lucky])
-                luck, cube_luck, played = match_cubeful_roll_luck(
-                    evaluator,
-                    g.boards[lucky],
-                    rolls[~fixed],
-                    g.on_roll[lucky],
-                    scoring.met,
-                    cubes,
-                    screen=config.luck_screen,
-                )
             else:
                 screen = config.luck_screen
                 luck, played = roll_luck(evaluator, g.boards[lucky], rolls[~fixed], g.on_roll[lucky], screen)
@@ -593,9 +562,7 @@ def roll_out_block(
                 out.cubeful_luck[lucky] += stake * cube_luck
             elif config.cubeful:
                 in_play = g.cube_open[lucky]
-                if not config.match_luck_is_cubeful:
-                    cube_luck = scoring.luck_mwc(lucky, luck, g.cube[lucky])
-                out.cubeful_luck[lucky] += np.where(in_play, cube_luck, 0.0)
+                out.cubeful_luck[lucky] += np.where(in_play, scoring.luck_mwc(lucky, luck, g.cube[lucky]), 0.0)
         # Unscreened, the luck's 0-ply best plays are the player's.
         if played is not None and config.luck_screen is None and plays_by_luck(active, evaluator):
             kids = np.empty((len(rows), 26), np.int8)
@@ -1158,9 +1125,7 @@ class SavedRollout:
                 [str(t) for t in meta["starts"]],
                 [str(m) for m in meta["moves"]],
                 # Saved before the cubeful luck and the luck screen: continued with the luck they had.
-                RolloutConfig(
-                    **{"cubeful_luck": False, "match_cubeful_luck": False, "luck_screen": None} | meta["config"]
-                ),
+                RolloutConfig(**{"cubeful_luck": False, "luck_screen": None} | meta["config"]),
                 TrialOutcomes(**arrays),
             )
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
