@@ -54,6 +54,7 @@ def test_each_ledger_belongs_to_the_command_the_summary_gives(ledger: Path) -> N
         rules=Rules(cubeful=True),
         block_pairs=int(option["--block-pairs"]),
         luck_weights="",
+        luck_screen=int(option["--luck-screen"]) or None,
     )
     header = json.loads(gzip.decompress(ledger.read_bytes()).decode().splitlines()[0])
     assert header == {"tournament": describe(cfg)}

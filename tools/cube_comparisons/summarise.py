@@ -1,6 +1,7 @@
 """Summarise the clean cube comparisons from their tournament ledgers (finished or still running).
 
-Each comparison is one ``jumpgammon tournament ... --luck --checkpoint LEDGER`` command; its ledger
+Each comparison is one ``jumpgammon tournament ... --luck --luck-screen 0 --checkpoint LEDGER`` command (its
+luck judged every play: the ledgers were played before the luck screen); its ledger
 holds every finished block (the mirrored pairs' points and A's luck). This reads the ledgers
 (plain, or gzipped as committed), and writes ``summary.json`` and ``summary.md`` beside the
 committed copies: per comparison the games so far, the raw and the luck-adjusted ppg of A with
@@ -52,7 +53,7 @@ class Comparison:
         stop = f" --until-se {self.until_se:g}" if self.until_se is not None and games is None else ""
         return (
             f"jumpgammon tournament --a {self.a} --a-cube {self.a_cube} --b {self.b} --b-cube {self.b_cube} "
-            f"--games {games or self.games} --seed {self.seed} --luck --block-pairs {BLOCK_PAIRS} "
+            f"--games {games or self.games} --seed {self.seed} --luck --luck-screen 0 --block-pairs {BLOCK_PAIRS} "
             f"--checkpoint {self.name}.ledger --equivalence {MARGIN}{stop}"
         )
 
