@@ -104,6 +104,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "refused by the other (report a luck run with --luck too)",
     )
     p.add_argument(
+        "--luck-screen",
+        type=int_range(1, 64),
+        default=None,
+        metavar="N",
+        help="with --luck: judge each roll's best of pubeval's top N plays (default: every play, as the committed "
+        "sweeps did); part of the ledgers' identity",
+    )
+    p.add_argument(
         "--refit",
         action="store_true",
         help="janowski, jump: play nothing, fit a finished sweep's committed points (result.json, pairs.npz) "
@@ -168,22 +176,26 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         checker=net_spec(0, args.weights),
         luck_weights=(str(args.weights) if args.weights is not None else "") if args.luck else None,
+        luck_screen=args.luck_screen,
     )
     if args.weights is not None:
         load_evaluator(args.weights, bearoff=False)  # refuse a file that is not a net before anything runs
     folder = args.out / args.name
-    if args.name == "cube-errors":
-        return _run_cube_errors(args, folder)
-    if args.name == "volnet":
-        return _run_volnet(args, folder)
+    # Options of some experiments only: refused by the others (cube-errors and volnet included) before any work.
     if args.refit and args.report:
         raise ValueError("--refit rewrites result.json and --report writes nothing: give one of them")
     if args.refit and args.name not in ("janowski", "jump"):
         raise ValueError(f"--refit applies to the janowski and jump sweeps, not {args.name}")
     if args.luck and args.name not in ("janowski", "jump", "local"):
         raise ValueError(f"--luck applies to the janowski, jump and local sweeps, not {args.name}")
-    if args.curves and args.name in ("remote", "local"):
+    if args.luck_screen is not None and not args.luck:
+        raise ValueError(f"--luck-screen {args.luck_screen} needs --luck")
+    if args.curves and args.name in ("remote", "local", "cube-errors", "volnet"):
         raise ValueError(f"--curves applies to the janowski and jump sweeps and the ladder, not {args.name}")
+    if args.name == "cube-errors":
+        return _run_cube_errors(args, folder)
+    if args.name == "volnet":
+        return _run_volnet(args, folder)
     if args.name == "local":
         return _run_local(args, folder, settings)
     if args.name == "ladder":

@@ -85,6 +85,7 @@ class SweepResult:
     games_total: int
     curves: list[CurveResult]
     luck_adjusted: bool = False  # points, SEs and fits on luck-adjusted results (each point's raw figures beside)
+    luck_screen: int | None = None  # the luck's plays among pubeval's top N (None: every play)
 
     def to_json(self) -> dict[str, Any]:
         """The sweep as result.json and ``experiment janowski|jump --json`` hold it."""
@@ -100,6 +101,8 @@ class SweepResult:
         }
         if self.luck_adjusted:
             out["luck_adjusted"] = True
+        if self.luck_screen is not None:
+            out["luck_screen"] = self.luck_screen
         return out
 
 
@@ -219,6 +222,7 @@ def run_sweep(
         luck_adjusted=bool(header.get("luck_adjusted"))
         if header
         else any(p.raw is not None for c in families for p in c.points),
+        luck_screen=header.get("luck_screen") if header else settings.luck_screen,
     )
     if play or refit:
         write_atomic(out / "result.json", (json.dumps(result.to_json(), indent=1) + "\n").encode())

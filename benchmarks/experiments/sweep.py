@@ -51,6 +51,9 @@ class SweepSettings:
     #: Luck-adjust every game (:mod:`arena.luck`) by this reference net ("" the shipped net); None: raw results.
     #: Each block's rolls are judged once, with its cubeless games, for all the points that replay it.
     luck_weights: str | None = None
+    #: With ``luck_weights``: each roll's luck play is the reference's best of pubeval's top N (:mod:`arena.luck`);
+    #: None judges every play, as the committed sweeps did.
+    luck_screen: int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
         rules=Rules(cubeful=True),
         compare_cube=settings.compare_cube,
         luck_weights=settings.luck_weights,
+        luck_screen=settings.luck_screen,
     )
 
 
@@ -124,9 +128,9 @@ def _config(point: PointSpec, games: int, settings: SweepSettings) -> Tournament
 _PLAYERS: dict[tuple[str, str], Player] = {}
 _CACHE: dict[str, Any] = {}
 # One job: the checker player's spec, the seed, whether both players answer every cube question,
-# the luck reference's weights (None: no adjustment), a block's first pair and pairs, and the
-# points (index, A's cube, B's cube) that still need it.
-Job = tuple[str, int, bool, str | None, int, int, list[tuple[int, str, str]]]
+# the luck reference's weights (None: no adjustment) and its screen, a block's first pair and pairs, and
+# the points (index, A's cube, B's cube) that still need it.
+Job = tuple[str, int, bool, str | None, int | None, int, int, list[tuple[int, str, str]]]
 
 
 def _player(checker: str, cube: str) -> Player:
@@ -137,9 +141,9 @@ def _player(checker: str, cube: str) -> Player:
 
 def _play(job: Job) -> list[tuple[int, BlockResult]]:
     """The block for every point of the job: one cubeless game per pair, each point's cube decisions replayed on it."""
-    checker, seed, compare, luck_weights, first, count, points = job
+    checker, seed, compare, luck_weights, luck_screen, first, count, points = job
     luck = None if luck_weights is None else reference_evaluator(luck_weights or None)
-    trajectories = play_trajectories(_player(checker, "none"), seed, first, count, luck=luck)
+    trajectories = play_trajectories(_player(checker, "none"), seed, first, count, luck=luck, luck_screen=luck_screen)
     out = []
     for index, a_cube, b_cube in points:
         players = (_player(checker, a_cube), _player(checker, b_cube))
@@ -191,7 +195,16 @@ def play_points(
                 if (first, count) not in kept[i]:
                     wanted.setdefault((first, count), []).append((i, point.a_cube, point.b_cube))
         jobs = [
-            (settings.checker, settings.seed, settings.compare_cube, settings.luck_weights, first, count, who)
+            (
+                settings.checker,
+                settings.seed,
+                settings.compare_cube,
+                settings.luck_weights,
+                settings.luck_screen,
+                first,
+                count,
+                who,
+            )
             for (first, count), who in sorted(wanted.items())
         ]
         total = sum(len(who) for who in wanted.values())

@@ -17,6 +17,7 @@ from benchmarks.experiments.ladder import LadderResult, LadderRow, run_ladder, s
 from benchmarks.experiments.local import LocalResult, ledger_path, run_local
 from benchmarks.experiments.provenance import claim_folder
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, PointSpec, SweepSettings, next_games, play_points
+from engine.errors import InvalidSpec
 
 NEXT_GAMES_CASES = [
     # (games, se, target, cap, expected): 1.1 x games x (se/target)^2 in whole blocks, at least one more, capped
@@ -162,6 +163,30 @@ def test_a_luck_adjusted_sweep_judges_each_block_once_and_matches_the_tournament
 
 
 @pytest.mark.slow
+def test_a_screened_luck_sweep_is_the_screened_tournament_and_keeps_its_own_ledger(tmp_path: Path) -> None:
+    settings = SweepSettings(
+        seed=9, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK, luck_weights="", luck_screen=4
+    )
+    point = PointSpec("x=0.5", "janowski:0.5", "janowski:0.7", tmp_path / "a.ledger.jsonl")
+    (screened,) = play_points([point], settings, progress=False)
+    cfg = TournamentConfig(
+        PlayerSpec("net@0", "janowski:0.5"),
+        PlayerSpec("net@0", "janowski:0.7"),
+        games=GAMES_PER_BLOCK,
+        seed=9,
+        rules=Rules(cubeful=True),
+        compare_cube=False,
+        luck_weights="",
+        luck_screen=4,
+    )
+    played, _ = run_tournament(cfg, progress=False)
+    assert played.adjusted is not None and screened.ppg == pytest.approx(played.adjusted.value, abs=1e-9)
+    assert json.loads(point.ledger.read_text().splitlines()[0])["tournament"]["luck_screen"] == 4
+    with pytest.raises(InvalidSpec, match="--luck-screen 4"):
+        play_points([point], replace(settings, luck_screen=None), progress=False, play=False)
+
+
+@pytest.mark.slow
 def test_experiment_4_plays_both_comparisons_over_the_same_blocks(tmp_path: Path) -> None:
     """The plumbing of experiment 4, with a cheap constant-alpha player standing in for jump-local."""
     settings = SweepSettings(seed=6, se_target=0.5, min_games=GAMES_PER_BLOCK, max_games=GAMES_PER_BLOCK)
@@ -196,12 +221,29 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["local", "--curves", "linear"],
         ["remote", "--luck"],
         ["ladder", "--luck"],
+        ["cube-errors", "--luck"],
+        ["volnet", "--luck"],
+        ["cube-errors", "--refit"],
+        ["cube-errors", "--curves", "linear"],
+        ["janowski", "--luck-screen", "4"],
+        ["janowski", "--luck", "--luck-screen", "0"],
     ],
 )
-def test_bad_experiment_arguments_are_one_line_errors(args: list[str]) -> None:
-    run = _cli(*args, "--json")
+def test_bad_experiment_arguments_are_one_line_errors(args: list[str], tmp_path: Path) -> None:
+    """Refused before any work: a one-line JSON error naming the input, and nothing written."""
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "cli.main", "experiment", *args, "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
-    assert set(json.loads(run.stdout)) == {"error"}
+    error = json.loads(run.stdout)["error"]
+    assert set(json.loads(run.stdout)) == {"error"} and "\n" not in error
+    named = [a.lstrip("-") for a in args[1:] if a.lstrip("-")] or args[:1]  # an option or its value
+    assert any(name in error for name in named), error
+    assert not out.exists()
 
 
 def test_report_with_nothing_played_is_an_error(tmp_path: Path) -> None:
