@@ -25,6 +25,10 @@ def worker_threads(workers: int) -> dict[str, str]:
     return {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": str(share)}
 
 
+#: The thread pools of a Ray task (one task per CPU).
+RAY_TASK_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+
 @contextlib.contextmanager
 def scoped_environment(**values: str) -> Iterator[None]:
     """Set environment variables for the duration of the block, restoring the previous values afterwards."""
@@ -117,7 +121,14 @@ def connect_ray(address: str) -> Any:
     if address not in ("auto", "local"):
         check_reachable(address)
     try:
-        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+        # Ray runs a task per CPU: each on one thread of numba and BLAS (numba's parallel kernels, sized to
+        # every core in every task, made a cube-error shard 17 times slower on 2 cores).
+        ray.init(
+            address=None if address == "local" else address,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            runtime_env={"env_vars": RAY_TASK_THREADS},
+        )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise InvalidSpec(f"--ray {address!r}: cannot reach a Ray cluster ({exc})") from None
     return ray

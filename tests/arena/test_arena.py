@@ -11,6 +11,7 @@ import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, play_block, run_tournament, save_games
 from arena.tournament import money_blocks, pair_statistics
+from arena.workers import connect_ray
 from cube.states import CubeAction, CubeResponse
 from engine import Position
 from engine.batch import children_batch
@@ -226,6 +227,15 @@ def test_ray_local_mode_gives_the_same_games() -> None:
     one, _ = run_tournament(cfg, progress=False)
     ray_result, blocks = run_tournament(cfg, ray_address="local", progress=False)
     assert len(blocks) == 2 and one.ppg == ray_result.ppg and one.a == ray_result.a
+    ray = connect_ray("local")
+
+    def threads() -> tuple[str | None, int]:
+        import numba  # in the Ray task's process
+
+        return os.environ.get("NUMBA_NUM_THREADS"), numba.get_num_threads()
+
+    # A task per CPU, each on one numba thread: numba sized to every core in every task oversubscribes them.
+    assert ray.get(ray.remote(threads).remote()) == ("1", 1)
 
 
 def test_random_player_is_reproducible_whatever_the_batch() -> None:
