@@ -402,23 +402,32 @@ PILOT = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "experiments.md"
 
 
+def _quoted_cells(
+    lines: list[str], model: dict[str, Any], spec: str, first: str, per_500: str
+) -> tuple[list[str], list[str]]:
+    """The docs' cells of ``spec``'s row (past the model's name) and what a report's ``model`` says they are:
+    mp a decision, [excluding toss-ups,] per 500 games (``per_500`` its format), paired with ``first``, errors."""
+    (row,) = [line for line in lines if line.startswith(f"| `{spec}` |")]
+    cells = [c.strip() for c in row.split("|")[2:-1]]
+    g, d = model["per_500_games"], model["minus"].get(first)
+    expected = [f"{model['mp_per_decision']:.1f} ({model['se']:.1f})"]
+    if len(cells) == 5:  # the pilot's table has the excluding-toss-ups column
+        e = model["excluding_tossups"]
+        expected.append(f"{e['mp_per_decision']:.1f} ({e['se']:.1f})")
+    expected.append(f"{format(g['points'], per_500)} ({format(g['se'], per_500)})")
+    expected.append("" if spec == first else f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})")
+    expected.append(", ".join(str(v) for v in model["errors"].values()))
+    return cells, expected
+
+
 def test_the_docs_quote_the_committed_pilot() -> None:
     result = json.loads((PILOT / "result.json").read_text())
     text = DOCS.read_text()
     lines = text[text.index("**Pilot only**") : text.index("**Compute, measured from the pilot**")].splitlines()
     first = next(iter(result["models"]))
     for spec, m in result["models"].items():
-        (row,) = [line for line in lines if line.startswith(f"| `{spec}` |")]
-        cells = [c.strip() for c in row.split("|")[2:-1]]
-        assert cells[0] == f"{m['mp_per_decision']:.1f} ({m['se']:.1f})"
-        e = m["excluding_tossups"]
-        assert cells[1] == f"{e['mp_per_decision']:.1f} ({e['se']:.1f})"
-        g = m["per_500_games"]
-        assert cells[2] == f"{g['points']:.0f} ({g['se']:.0f})"
-        if spec != first:
-            d = m["minus"][first]
-            assert cells[3] == f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})"
-        assert cells[4] == ", ".join(str(v) for v in m["errors"].values())
+        cells, expected = _quoted_cells(lines, m, spec, first, ".0f")
+        assert cells == expected
 
 
 FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
@@ -440,12 +449,5 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
     lines = section.splitlines()
     first = DEFAULT_MODELS[0]
     for spec, m in result["models"].items():
-        (row,) = [line for line in lines if line.startswith(f"| `{spec}` |")]
-        cells = [c.strip() for c in row.split("|")[2:-1]]
-        assert cells[0] == f"{m['mp_per_decision']:.1f} ({m['se']:.1f})"
-        g = m["per_500_games"]
-        assert cells[1] == f"{g['points']:.1f} ({g['se']:.1f})"
-        if spec != first:
-            d = m["minus"][first]
-            assert cells[2] == f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})"
-        assert cells[3] == ", ".join(str(v) for v in m["errors"].values())
+        cells, expected = _quoted_cells(lines, m, spec, first, ".1f")
+        assert cells == expected
