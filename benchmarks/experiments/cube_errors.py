@@ -51,6 +51,7 @@ from tqdm import tqdm
 from arena.rollout import BLOCK_ROWS, RolloutConfig, RolloutStart, TrialOutcomes
 from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
 from arena.workers import connect_ray, worker_pool
+from benchmarks.experiments.plots import pyplot, save_png
 from benchmarks.experiments.provenance import RESULT_FILE, committed_result, nothing_played
 from cube.actions import decide, proper_action
 from cube.states import CubeAction, CubeResponse, CubeState
@@ -872,6 +873,12 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
         }
 
     counts = {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
+    by_kind = {  # the mp a decision each kind costs: they sum to mp_per_decision
+        ErrorKind.MISSED_DOUBLE.value: np.where(doubles, 0.0, double_err),
+        ErrorKind.WRONG_DOUBLE.value: np.where(doubles, double_err, 0.0),
+        ErrorKind.WRONG_TAKE.value: np.where(takes, take_err, 0.0),
+        ErrorKind.WRONG_PASS.value: np.where(takes, 0.0, take_err),
+    }
     tossup_counts = {
         "double": int(double_toss.sum()),
         "take": int(take_toss.sum()),
@@ -881,6 +888,7 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
         **figures(np.ones(n, bool)),
         "takes_offered": int(offered.sum()),
         "errors": counts,
+        "mp_by_kind": {kind: _milli(float(cost.mean())) if n else None for kind, cost in by_kind.items()},
         "tossups": tossup_counts,
         "excluding_tossups": figures(~toss),
         "by_reason": {r.label: figures(data.reasons == r, False) for r in Reason if (data.reasons == r).any()},
@@ -1036,4 +1044,74 @@ def run_cube_errors(
     }
     if play:
         write_atomic(cfg.out / RESULT_FILE, (json.dumps(result, indent=1) + "\n").encode())
+        plot_cube_errors(result, cfg.out / PLOT_FILE)
     return result
+
+
+PLOT_FILE = "plot.png"
+_KIND_COLOURS = {
+    ErrorKind.MISSED_DOUBLE: "tab:blue",
+    ErrorKind.WRONG_DOUBLE: "tab:orange",
+    ErrorKind.WRONG_TAKE: "tab:green",
+    ErrorKind.WRONG_PASS: "tab:red",
+}
+_REASON_COLOURS = {Reason.CLOSE: "tab:blue", Reason.DISAGREE: "tab:red", Reason.PLAUSIBLE: "tab:grey"}
+
+
+def plot_cube_errors(result: dict[str, Any], path: Path) -> bool:
+    """Two panels to ``path`` from a result: where the decisions lie (the double's and the take's rolled-out gains,
+    by stratum: the quadrants are the proper actions) and each model's mp a decision split by kind of error (SE on
+    the total); False without matplotlib."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    fig, (where, bars) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1, 1.15]})
+    rows = result["decisions"]
+    for reason, colour in _REASON_COLOURS.items():
+        mine = [r for r in rows if r["reason"] == reason.label]
+        if mine:
+            where.scatter(
+                [min(r["dt"], 1.0) - r["nd"] for r in mine],
+                [1.0 - r["dt"] for r in mine],
+                s=12,
+                alpha=0.7,
+                color=colour,
+                label=f"{reason.label} ({len(mine)})",
+            )
+    where.axvline(0.0, color="k", lw=0.8)
+    where.axhline(0.0, color="k", lw=0.8)
+    for x, y, text in (
+        (0.98, 0.98, "double, take"),
+        (0.98, 0.02, "double, pass"),
+        (0.02, 0.98, "no double"),
+        (0.02, 0.02, "too good"),
+    ):
+        where.text(
+            x,
+            y,
+            text,
+            transform=where.transAxes,
+            ha="right" if x > 0.5 else "left",
+            va="top" if y > 0.5 else "bottom",
+            fontsize=9,
+        )
+    where.set_xlabel("the double's gain: min(DT, DP) - ND, rolled out")
+    where.set_ylabel("the take's gain: DP - DT, rolled out")
+    where.set_title(f"where the {len(rows):,} decisions lie (per initial cube)")
+    where.legend(loc="lower left", bbox_to_anchor=(0.25, 0.0), fontsize=8, title="stratum", title_fontsize=8)
+    models = list(result["models"])
+    for k, spec in enumerate(models):
+        m = result["models"][spec]
+        left = 0.0
+        for kind, colour in _KIND_COLOURS.items():
+            width = m["mp_by_kind"][kind.value] or 0.0
+            bars.barh(k, width, left=left, color=colour, label=kind.value if k == 0 else None)
+            left += width
+        bars.errorbar(m["mp_per_decision"], k, xerr=m["se"] or 0.0, color="k", capsize=3, lw=1)
+    bars.set_yticks(range(len(models)), models)
+    bars.invert_yaxis()
+    bars.set_xlabel("milli-points a decision (bar: SE of the total)")
+    bars.set_title("each model's cube errors against the rollouts")
+    bars.legend(loc="upper right", fontsize=8)
+    save_png(plt, fig, path)
+    return True

@@ -317,6 +317,7 @@ def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> 
     for spec, m in result["models"].items():
         total = 0.0
         kinds: list[ErrorKind] = []
+        cost = dict.fromkeys(ErrorKind, 0.0)
         clear = 0
         for i, row in enumerate(rows):
             doubles, takes = row["models"][spec]
@@ -324,10 +325,16 @@ def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> 
             offered = doubles or row["proper"].startswith(("Double", "Redouble", "Optional"))
             total += j.double_error + (j.take_error if offered else 0.0)
             kinds += [j.double_kind] + ([j.take_kind] if offered else [])
+            cost[j.double_kind] += j.double_error
+            cost[j.take_kind] += j.take_error if offered else 0.0
             toss = abs(data.margin[i]) < 2 * data.margin_se[i] or (offered and abs(1 - data.dt[i]) < 2 * data.dt_se[i])
             clear += not toss
         assert m["mp_per_decision"] == pytest.approx(1000 * total / len(rows), abs=0.01)
         assert m["errors"] == {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
+        for kind in ErrorKind:
+            if kind is not ErrorKind.NONE:
+                assert m["mp_by_kind"][kind.value] == pytest.approx(1000 * cost[kind] / len(rows), abs=0.01)
+        assert sum(m["mp_by_kind"].values()) == pytest.approx(m["mp_per_decision"], abs=0.03)
         assert m["excluding_tossups"]["decisions"] == clear
     a, b = result["models"]["janowski:0.7"], result["models"]["gnubg"]
     paired = a["minus"]["gnubg"]["mp_per_decision"]
@@ -335,6 +342,7 @@ def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> 
     assert paired == pytest.approx(-b["minus"]["janowski:0.7"]["mp_per_decision"], abs=0.01)
     written = run_cube_errors(_tiny(out), ("gnubg",))
     assert (out / "result.json").exists() and written["summary"]["decisions"] == 3
+    assert (out / "plot.png").read_bytes().startswith(b"\x89PNG")  # a run draws what it wrote
 
 
 @pytest.mark.slow

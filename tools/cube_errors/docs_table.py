@@ -1,24 +1,37 @@
 """The full run's table as docs/experiments.md quotes it, from a report of the committed shards.
 
-    python tools/cube_errors/docs_table.py
+    python tools/cube_errors/docs_table.py [--plot results/experiments/cube-errors/plot.png]
 
 Prints the summary figures ("The full run so far") and the markdown rows of the models' table that
-``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards.
+``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards;
+``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.experiments.cube_errors import DEFAULT_MODELS, CubeErrorsConfig, read_shards, run_cube_errors
+from benchmarks.experiments.cube_errors import (
+    DEFAULT_MODELS,
+    CubeErrorsConfig,
+    plot_cube_errors,
+    read_shards,
+    run_cube_errors,
+)
 
 FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
 
 
 def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--plot", type=Path, help="also draw the report to this PNG file")
+    args = p.parse_args()
     result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
+    if args.plot is not None and not plot_cube_errors(result, args.plot):
+        return 1
     data = read_shards(FULL_RUN)
     assert data is not None
     s = result["summary"]
