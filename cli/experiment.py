@@ -391,6 +391,10 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
         if spec != first:
             d = m["minus"][first]
             print(f"  {'':<24} {_pm(d['mp_per_decision'], d['se'])} mp a decision more than {first} (paired)")
+    if (floor := result.get("noise_floor")) is not None:  # results written before it have none
+        print(
+            f"  the rollouts' noise alone charges the rolled-out actions {floor['mp_per_decision']:.1f} mp a decision"
+        )
     print(f"{'reported from' if args.report else 'result.json written in'} {folder}")
     return 0
 

@@ -912,6 +912,52 @@ def _per_games(data: DecisionShard, total: np.ndarray, mask: np.ndarray) -> dict
     return {"points": round(500 * value, 4), "se": round(500 * math.sqrt(variance), 4)}
 
 
+NOISE_SIMULATIONS = 64  # redraws of every decision's rollout for the noise floor (its own SE is far smaller)
+
+
+def branch_correlations(data: DecisionShard) -> np.ndarray:
+    """Each decision's correlation (n,) of its ND and DT estimates (shared dice), from the paired SE of DT - ND.
+
+    Where the taker would pass the margin's SE is ND's own, which says nothing of the correlation: those
+    decisions take the median of the others (0 if there are none).
+    """
+    cov = (data.nd_se**2 + data.dt_se**2 - data.margin_se**2) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.clip(cov / (data.nd_se * data.dt_se), -1.0, 1.0)
+    known = (data.dt < 1.0) & np.isfinite(rho)
+    fallback = float(np.median(rho[known])) if known.any() else 0.0
+    return np.where(known, rho, fallback)
+
+
+def noise_floor(data: DecisionShard, simulations: int = NOISE_SIMULATIONS, seed: int = 0) -> dict[str, Any]:
+    """The mp a decision the rollouts' noise alone charges a model that takes every proper action.
+
+    The rolled-out ND and DT stand in for the truth; each simulation redraws them from a normal of their SEs
+    and correlation (:func:`branch_correlations`) and scores the truth's actions against the redraw as the
+    models are scored. A model's rate holds about this much noise where it agrees with the rollout near a
+    border (the floor is an estimate at the rolled-out values, not at the unknown true ones).
+    """
+    n = len(data)
+    proper = [decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])) for i in range(n)]
+    doubles = np.array([d.action == CubeAction.DOUBLE for d in proper])
+    takes = data.dt < 1.0
+    rho = branch_correlations(data)
+    rng = np.random.default_rng(seed)
+    means = np.empty(simulations)
+    for k in range(simulations):
+        z_nd, z_other = rng.standard_normal((2, n))
+        z_dt = rho * z_nd + np.sqrt(1.0 - rho**2) * z_other
+        redrawn = replace(data, nd=data.nd + data.nd_se * z_nd, dt=data.dt + data.dt_se * z_dt)
+        _, _, double_err, take_err = _errors(redrawn, doubles, takes)
+        means[k] = float((double_err + take_err).mean())
+    return {
+        "mp_per_decision": _milli(float(means.mean())),
+        "simulation_se": _milli(float(means.std(ddof=1) / math.sqrt(simulations))) if simulations > 1 else None,
+        "simulations": simulations,
+        "rule": "the rolled-out actions scored against ND and DT redrawn from normals of their SEs and correlation",
+    }
+
+
 def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> dict[str, Any]:
     """Every model's errors over ``data`` (:func:`score_model`), keyed by its spec; also the decisions' own table."""
     evaluators: dict[str, Evaluator] = {}
@@ -936,7 +982,7 @@ def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> d
                     "per_500_games": _per_games(data, totals[spec] - totals[other], everything),
                 }
         out[spec]["minus"] = paired
-    return {"models": out, "decisions": _decision_rows(data, decisions)}
+    return {"models": out, "noise_floor": noise_floor(data), "decisions": _decision_rows(data, decisions)}
 
 
 def _decision_rows(data: DecisionShard, decisions: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[dict[str, Any]]:

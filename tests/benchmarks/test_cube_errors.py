@@ -27,6 +27,7 @@ from benchmarks.experiments.cube_errors import (
     draw,
     gnubg_id,
     judge,
+    noise_floor,
     read_shards,
     roll_out_decisions,
     run_cube_errors,
@@ -390,6 +391,37 @@ def test_bad_cube_errors_arguments_are_one_line_errors(args: list[str], tmp_path
     assert not (tmp_path / "cube-errors").exists()
 
 
+def _decisions(nd: list[float], dt: list[float], nd_se: float, dt_se: float, margin_se: float) -> DecisionShard:
+    n = len(nd)
+    nd_a, dt_a = np.array(nd), np.array(dt)
+    return DecisionShard(
+        boards=np.zeros((n, 26), np.int8), owned=np.zeros(n, bool), reasons=np.zeros(n, np.int8),
+        games=np.zeros(n, np.int64), pwin=np.full(n, 0.7), model=np.zeros((n, 3)), nd=nd_a,
+        nd_se=np.full(n, nd_se), dt=dt_a, dt_se=np.full(n, dt_se), margin=np.minimum(dt_a, 1.0) - nd_a,
+        margin_se=np.full(n, margin_se), gammons=np.ones(n, bool), trials=np.full(n, 324),
+        pool_counts=np.array([n, 0, 0]), pool_games=np.array([1]), pool_positions=np.array([n]),
+        cpu_seconds=np.zeros(2),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("nd", "dt", "expected_mp"),
+    [
+        # far from every border: the noise never changes the proper action
+        ([0.2, 0.5], [0.1, 1.6], 0.0),
+        # a double/take toss-up (DT = ND, DT < DP): the noise costs the margin's E max(X, 0), X ~ N(0, margin SE)
+        ([0.5], [0.5], 1000 * 0.01 / np.sqrt(2 * np.pi)),
+    ],
+)
+def test_the_noise_floor_is_what_the_rollouts_noise_charges_the_right_actions(
+    nd: list[float], dt: list[float], expected_mp: float
+) -> None:
+    floor = noise_floor(_decisions(nd, dt, nd_se=0.02, dt_se=0.02, margin_se=0.01), simulations=4000, seed=1)
+    assert floor["mp_per_decision"] == pytest.approx(expected_mp, abs=4 * floor["simulation_se"] + 0.01)
+    exact = noise_floor(_decisions(nd, dt, nd_se=0.0, dt_se=0.0, margin_se=0.0), simulations=8)
+    assert exact["mp_per_decision"] == 0.0  # without noise nothing is charged
+
+
 def test_a_report_of_nothing_is_an_error_and_a_report_reads_the_shards(tiny: Path, tmp_path: Path) -> None:
     run = _cli("cube-errors", "--report", "--out", str(tmp_path))
     assert run.returncode == 2 and "nothing played yet" in run.stderr
@@ -454,6 +486,7 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
     assert f"{s['trials_per_branch']['mean']:,.0f} trials a branch on average" in prose
     assert f"{s['cpu_seconds']['per_decision']:.0f} CPU s a decision" in prose
     assert f"{s['se']['at_target']} of the {n} at SE <= 0.01" in prose
+    assert f"the noise floor, {result['noise_floor']['mp_per_decision']:.1f} mp a decision" in prose
     lines = section.splitlines()
     first = DEFAULT_MODELS[0]
     for spec, m in result["models"].items():

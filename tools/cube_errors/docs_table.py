@@ -46,6 +46,8 @@ def main() -> int:
         f"remaining at this rate: {s['projected']['core_hours_for_2000_capped'] * (1 - s['decisions'] / 2000):.0f} "
         "core-hours"
     )
+    floor = result["noise_floor"]
+    print(f"the noise floor, {floor['mp_per_decision']:.1f} mp a decision (simulation SE {floor['simulation_se']:.2f})")
     first = DEFAULT_MODELS[0]
     for spec, m in result["models"].items():
         g = m["per_500_games"]
