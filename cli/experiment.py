@@ -388,6 +388,9 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
         per500 = f"{games['points']:.2f} +- {games['se']:.2f} points per 500 games" if games else ""
         errors = ", ".join(f"{k} {v}" for k, v in m["errors"].items())
         print(f"  {spec:<24} {_pm(m['mp_per_decision'], m['se'])} mp a decision  {per500}  ({errors})")
+        if by_cube := m.get("by_cube"):  # results written before it have none
+            cubes = ", ".join(f"{state} {_pm(f['mp_per_decision'], f['se'])}" for state, f in by_cube.items())
+            print(f"  {'':<24} by cube: {cubes} mp a decision")
         if spec != first:
             d = m["minus"][first]
             print(f"  {'':<24} {_pm(d['mp_per_decision'], d['se'])} mp a decision more than {first} (paired)")

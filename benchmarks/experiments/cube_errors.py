@@ -892,7 +892,13 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
         "tossups": tossup_counts,
         "excluding_tossups": figures(~toss),
         "by_reason": {r.label: figures(data.reasons == r, False) for r in Reason if (data.reasons == r).any()},
+        "by_cube": {state: figures(mask, False) for state, mask in _cube_states(data).items() if mask.any()},
     }
+
+
+def _cube_states(data: DecisionShard) -> dict[str, np.ndarray]:
+    """The decisions on a centred cube (first doubles) and on the roller's own (redoubles), as masks."""
+    return {str(CubeState.CENTERED): ~data.owned, str(CubeState.OWNED): data.owned.astype(bool)}
 
 
 def _per_games(data: DecisionShard, total: np.ndarray, mask: np.ndarray) -> dict[str, Any] | None:
@@ -976,10 +982,16 @@ def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> d
         for other in models:
             if other != spec:
                 diff, diff_se = _mean_se(totals[spec] - totals[other])
+                by_cube = {}
+                for state, mask in _cube_states(data).items():
+                    if mask.any():
+                        d, d_se = _mean_se(totals[spec][mask] - totals[other][mask])
+                        by_cube[state] = {"mp_per_decision": _milli(d), "se": _milli(d_se)}
                 paired[other] = {
                     "mp_per_decision": _milli(diff),
                     "se": _milli(diff_se),
                     "per_500_games": _per_games(data, totals[spec] - totals[other], everything),
+                    "by_cube": by_cube,
                 }
         out[spec]["minus"] = paired
     return {"models": out, "noise_floor": noise_floor(data), "decisions": _decision_rows(data, decisions)}

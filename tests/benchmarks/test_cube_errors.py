@@ -487,8 +487,15 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
     assert f"{s['cpu_seconds']['per_decision']:.0f} CPU s a decision" in prose
     assert f"{s['se']['at_target']} of the {n} at SE <= 0.01" in prose
     assert f"the noise floor, {result['noise_floor']['mp_per_decision']:.1f} mp a decision" in prose
-    lines = section.splitlines()
+    main, by_cube = section.split("| model | centred cube")
+    lines = main.splitlines()
     first = DEFAULT_MODELS[0]
     for spec, m in result["models"].items():
         cells, expected = _quoted_cells(lines, m, spec, first, ".1f")
         assert cells == expected
+        (row,) = [line for line in by_cube.splitlines() if line.startswith(f"| `{spec}` |")]
+        c, o = m["by_cube"]["centered"], m["by_cube"]["owned"]
+        expected = [f"{c['mp_per_decision']:.1f} ({c['se']:.1f})", f"{o['mp_per_decision']:.1f} ({o['se']:.1f})"]
+        d = m["minus"].get(first, {}).get("by_cube", {}).get("owned")
+        expected.append(f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})" if d else "")
+        assert [c.strip() for c in row.split("|")[2:-1]] == expected

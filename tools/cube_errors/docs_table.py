@@ -57,6 +57,17 @@ def main() -> int:
             f"| `{spec}` | {m['mp_per_decision']:.1f} ({m['se']:.1f}) | {g['points']:.1f} ({g['se']:.1f}) | "
             f"{paired} | {errors} |"
         )
+    print()
+    print("| model | centred cube: mp a decision (SE) | own cube (redoubles) | own cube, minus janowski, paired (SE) |")
+    print("|---|---|---|---|")
+    for spec, m in result["models"].items():
+        c, o = m["by_cube"]["centered"], m["by_cube"]["owned"]
+        owned = None if spec == first else m["minus"][first]["by_cube"]["owned"]
+        paired_text = "" if owned is None else f"{owned['mp_per_decision']:+.1f} ({owned['se']:.1f})"
+        print(
+            f"| `{spec}` | {c['mp_per_decision']:.1f} ({c['se']:.1f}) | {o['mp_per_decision']:.1f} ({o['se']:.1f}) | "
+            f"{paired_text} |"
+        )
     return 0
 
 
