@@ -1,0 +1,39 @@
+"""``bench eval``'s figures: each measured, and the batched 441-roll pass the same lookahead as the single one."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks.positions import random_game_positions
+from benchmarks.speed import bench_eval
+from engine.position import Position
+from nets.evaluator import load_evaluator
+from nets.volatility import two_roll_outcomes, two_roll_outcomes_batch
+from tests.cli.helpers import run_cli
+
+
+def test_bench_eval_reports_every_figure() -> None:
+    speed = bench_eval(n_games=2, repeats=1)
+    figures = speed.to_json()
+    assert figures["benchmark"] == "eval" and figures["device"] == "cpu"
+    for name in ("evaluations_per_second", "jump_volatility_ms_median", "jump_volatility_batched_ms"):
+        assert np.isfinite(figures[name]) and figures[name] > 0, name
+    assert figures["jump_volatility_positions"] >= 1
+
+
+def test_the_batched_pass_is_the_lookahead_of_each_position() -> None:
+    ev = load_evaluator()
+    boards, _ = random_game_positions(2)
+    sample = boards[:: max(1, len(boards) // 5)][:5]
+    batched = two_roll_outcomes_batch(ev, sample)
+    for board, outcomes in zip(sample, batched, strict=True):
+        np.testing.assert_allclose(outcomes, two_roll_outcomes(ev, Position(board)), atol=1e-6)
+
+
+def test_bench_eval_json_holds_the_batched_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "bench", "eval", "--games", "2", "--repeats", "1", "--json")
+    assert code == 0
+    assert json.loads(out)["jump_volatility_batched_ms"] > 0
