@@ -15,6 +15,7 @@ import argparse
 import copy
 import importlib
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -154,7 +155,8 @@ def _fail(message: str, as_json: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit status (0 done, 2 bad input, 130 interrupted)."""
+    """Run the command line; returns the process exit status (0 done, 2 bad input, 130 interrupted, 141 when
+    stdout's reader left)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in argv
     command = _command_of(argv)
@@ -170,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
 
 
+BROKEN_PIPE_STATUS = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+
 def _run(argv: list[str], command: str | None, as_json: bool) -> int:
     """Parse and run the command line (only ``command``'s module loaded); returns its exit status."""
     try:
@@ -178,6 +183,9 @@ def _run(argv: list[str], command: str | None, as_json: bool) -> int:
         return _fail(str(exc), as_json)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # the reader of stdout left (``| head``): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush cannot fail again
+        return BROKEN_PIPE_STATUS
     except (ValueError, OSError) as exc:  # every bad-input error of the library subclasses ValueError
         if interrupts.caused_by_interrupt(exc):
             raise

@@ -388,3 +388,14 @@ def test_experiments_refuse_a_bad_net_and_another_nets_ledger(
         capsys, "experiment", "ladder", "--report", "--out", str(tmp_path), "--weights", str(other), *flags
     )
     assert_clean_error(code, stdout, err, "other nets", as_json=as_json)
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_reader_that_leaves_ends_the_command_quietly(json_flag: list[str]) -> None:
+    """``jumpgammon ... | head``: once stdout's reader has gone, the command stops with 141 and says nothing."""
+    command = [sys.executable, "-m", "cli.main", "show", "4HPwATDgc/ABMA", *json_flag]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).parents[2])
+    assert proc.stdout is not None
+    proc.stdout.close()  # before the command has imported anything, so its first write finds no reader
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and err == b""
