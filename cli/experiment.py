@@ -384,8 +384,10 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
     )
     first = next(iter(result["models"]))
     for spec, m in result["models"].items():
-        games = m["per_500_games"]
+        games, per_cube = m["per_500_games"], m.get("per_500_games_per_cube")
         per500 = f"{games['points']:.2f} +- {games['se']:.2f} points per 500 games" if games else ""
+        if per_cube:  # results written before it have none
+            per500 += f" ({per_cube['points']:.2f} +- {per_cube['se']:.2f} per cube)"
         errors = ", ".join(f"{k} {v}" for k, v in m["errors"].items())
         print(f"  {spec:<24} {_pm(m['mp_per_decision'], m['se'])} mp a decision  {per500}  ({errors})")
         if by_cube := m.get("by_cube"):  # results written before it have none

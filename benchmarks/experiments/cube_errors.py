@@ -283,6 +283,7 @@ class Pool:
     owned: np.ndarray  # bool (n,): the side on roll owns the cube (else centred)
     games: np.ndarray  # int64 (n,)
     reasons: np.ndarray  # int8 (n,): Reason, -1 outside every stratum
+    cube: np.ndarray  # int64 (n,): the cube's value there in its game (1 centred, 2, 4, ... owned)
     pwin: np.ndarray  # (n,) cubeless P(win), 0 ply
     model: np.ndarray  # (n, 3) gnubg's model ND, DT, DP on the net's probabilities
     games_played: int
@@ -301,14 +302,15 @@ def self_play_positions(ev: Evaluator, games: int, rng: np.random.Generator) -> 
     return np.concatenate(boards), np.concatenate(numbers)
 
 
-def cubeful_walk(boards: np.ndarray, games: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cubeful_walk(boards: np.ndarray, games: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which positions of cubeless games a cubeful game meets as a cube decision, and at which cube state.
 
     ``boards`` (side on roll, before rolling), their ``games`` and 0-ply ``probs`` come in play
     order (each game's positions in turn, the sides alternating). The cube of each game is played
-    by gnubg's model: a double taken passes the cube to the taker, a pass ends the game. Returns
-    (decision, owned): bool (n,) masks of the positions met with the cube centred or the side on
-    roll's own, and of those where it owns it.
+    by gnubg's model: a double taken passes the cube, doubled, to the taker, a pass ends the game.
+    Returns (decision, owned, cube): bool (n,) masks of the positions met with the cube centred or
+    the side on roll's own, and of those where it owns it, and the cube's value at each decision
+    (int64, 0 elsewhere): what one initial cube of an error there is worth in points.
     """
     decisions = {
         state: money_cube_decisions(boards, probs, np.full(len(boards), state), jacoby=False, beavers=False)
@@ -316,6 +318,8 @@ def cubeful_walk(boards: np.ndarray, games: np.ndarray, probs: np.ndarray) -> tu
     }
     decision = np.zeros(len(boards), bool)
     owned = np.zeros(len(boards), bool)
+    cube = np.zeros(len(boards), np.int64)
+    value: dict[int, int] = {}  # per game: the cube's value
     holder: dict[int, int | None] = {}  # per game: None centred, 0 the side on roll owns it, 1 its opponent
     ended: set[int] = set()
     for k, game in enumerate(games.tolist()):
@@ -326,16 +330,17 @@ def cubeful_walk(boards: np.ndarray, games: np.ndarray, probs: np.ndarray) -> tu
             holder[game] = 0
             continue
         state = CubeState.CENTERED if who is None else CubeState.OWNED
-        decision[k], owned[k] = True, who == 0
+        decision[k], owned[k], cube[k] = True, who == 0, value.get(game, 1)
         d = decisions[state]
         if str(d.action[k]) == CubeAction.DOUBLE:
             if str(d.response[k]) == CubeResponse.PASS:
                 ended.add(game)
                 continue
             holder[game] = 0  # the taker owns the cube and rolls next
+            value[game] = 2 * int(cube[k])
         else:
             holder[game] = None if who is None else 1  # the roller keeps its cube, seen from the next roller
-    return decision, owned
+    return decision, owned, cube
 
 
 def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], rng: np.random.Generator) -> Pool:
@@ -344,8 +349,8 @@ def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], 
     boards, games = self_play_positions(ev, cfg.pool_games, rng)
     live = phases(boards) != GamePhase.OVER
     boards, games = boards[live], games[live]
-    met, owned_all = cubeful_walk(boards, games, ev.evaluate_boards(boards))
-    boards, games, owned = boards[met], games[met], owned_all[met]
+    met, owned_all, cube_all = cubeful_walk(boards, games, ev.evaluate_boards(boards))
+    boards, games, owned, cube = boards[met], games[met], owned_all[met], cube_all[met]
     probs = ev.evaluate_boards(boards)
     states = np.where(owned, CubeState.OWNED, CubeState.CENTERED)
     g = money_cube_decisions(boards, probs, states, jacoby=False, beavers=False)
@@ -361,7 +366,7 @@ def build_pool(ev: Evaluator, cfg: CubeErrorsConfig, players: Sequence[Player], 
     reasons[plausible] = Reason.PLAUSIBLE
     reasons[close] = Reason.CLOSE
     reasons[disagree] = Reason.DISAGREE  # first: where the models part, their errors differ
-    return Pool(boards, owned, games, reasons, pwin, np.stack([nd, dt, dp], axis=1), cfg.pool_games)
+    return Pool(boards, owned, games, reasons, cube, pwin, np.stack([nd, dt, dp], axis=1), cfg.pool_games)
 
 
 def draw(pool: Pool, shares: Shares, rows: int, rng: np.random.Generator) -> np.ndarray:
@@ -497,11 +502,16 @@ class DecisionShard:
     pool_games: np.ndarray  # int64 (1,)
     pool_positions: np.ndarray  # int64 (1,): pool decisions in all (strata or not)
     cpu_seconds: np.ndarray  # (2,): process CPU seconds drawing and rolling out
+    # int64 (n,): the cube's value at the decision in its pool game; 0 where a shard did not record it (the
+    # pilot's data format, and shards written before it: tools/cube_errors/add_cube_values.py adds it)
+    cube: np.ndarray
 
-    ARRAYS = (
+    ROWS = (
         "boards", "owned", "reasons", "games", "pwin", "model", "nd", "nd_se", "dt", "dt_se", "margin",
-        "margin_se", "gammons", "trials", "pool_counts", "pool_games", "pool_positions", "cpu_seconds",
+        "margin_se", "gammons", "trials", "cube",
     )  # fmt: skip
+    SUMS = ("pool_counts", "pool_games", "pool_positions", "cpu_seconds")
+    ARRAYS = ROWS + SUMS
 
     def __len__(self) -> int:
         return len(self.boards)
@@ -512,29 +522,64 @@ class DecisionShard:
 
     @classmethod
     def read(cls, path: Path) -> DecisionShard:
-        """Read a shard; raises JumpgammonError naming the file if it is not one."""
-        shard = cls(**read_npz_arrays(path, cls.ARRAYS, "cube-decision shard"))
-        if shard.boards.ndim != 2 or any(len(getattr(shard, n)) != len(shard) for n in cls.ARRAYS[1:14]):
+        """Read a shard (its cube values 0 where it has none); raises JumpgammonError naming the file if it is not
+        one."""
+        names = tuple(n for n in cls.ARRAYS if n != "cube")
+        arrays = read_npz_arrays(path, names, "cube-decision shard")
+        arrays["cube"] = cls.recorded_cubes(path, len(arrays["boards"]))
+        shard = cls(**arrays)
+        if shard.boards.ndim != 2 or any(len(getattr(shard, n)) != len(shard) for n in cls.ROWS[1:]):
             raise JumpgammonError(f"{path}: shard arrays of inconsistent lengths")
         return shard
 
     @staticmethod
+    def recorded_cubes(path: Path, rows: int) -> np.ndarray:
+        """The shard file's cube values, or zeros (unknown) when it has none."""
+        with np.load(path, allow_pickle=False) as z:
+            return np.asarray(z["cube"], np.int64) if "cube" in z.files else np.zeros(rows, np.int64)
+
+    @property
+    def cubes_known(self) -> bool:
+        """Whether every decision's cube value is recorded (points, not only per-cube figures, then follow)."""
+        return bool(len(self)) and bool((self.cube > 0).all())
+
+    @staticmethod
     def concatenate(shards: Sequence[DecisionShard]) -> DecisionShard:
         """The shards as one (rows in order; pool counts summed, CPU seconds summed)."""
-        rows = {n: np.concatenate([getattr(s, n) for s in shards]) for n in DecisionShard.ARRAYS[:14]}
-        sums = {n: np.sum([getattr(s, n) for s in shards], axis=0) for n in DecisionShard.ARRAYS[14:]}
+        rows = {n: np.concatenate([getattr(s, n) for s in shards]) for n in DecisionShard.ROWS}
+        sums = {n: np.sum([getattr(s, n) for s in shards], axis=0) for n in DecisionShard.SUMS}
         return DecisionShard(**rows, **sums)
 
 
-def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
-    """Shard ``index``: a function of the settings, ``(seed, index)`` and the net."""
-    started = time.process_time()
+def draw_decisions(cfg: CubeErrorsConfig, index: int) -> tuple[Pool, np.ndarray]:
+    """Shard ``index``'s pool and the pool indices of its decisions: a function of the settings, ``(seed, index)``
+    and the net."""
     evaluators: dict[str, Evaluator] = {}
     ev = load_evaluator(cfg.weights_file)
     players = [model_player(s, cfg.weights, evaluators) for s in DRAW_MODELS]
     rng = np.random.default_rng([cfg.seed, index])
     pool = build_pool(ev, cfg, players, rng)
-    chosen = draw(pool, cfg.shares, cfg.per_shard, rng)
+    return pool, draw(pool, cfg.shares, cfg.per_shard, rng)
+
+
+def with_cube_values(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
+    """Shard ``index`` of ``cfg.out`` with each decision's cube value, drawn again where the file has none; raises
+    JumpgammonError naming the file when its decisions are not the ones these settings draw."""
+    path = shard_path(cfg.out, index)
+    shard = DecisionShard.read(path)
+    if shard.cubes_known:
+        return shard
+    pool, chosen = draw_decisions(cfg, index)
+    for name in ("boards", "owned", "games", "reasons"):
+        if not np.array_equal(getattr(pool, name)[chosen], getattr(shard, name)):
+            raise JumpgammonError(f"{path}: its decisions ({name}) are not what shard {index} of these settings draws")
+    return replace(shard, cube=pool.cube[chosen])
+
+
+def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
+    """Shard ``index``: a function of the settings, ``(seed, index)`` and the net."""
+    started = time.process_time()
+    pool, chosen = draw_decisions(cfg, index)
     drawn = time.process_time()
     starts = [RolloutStart.parse(gnubg_id(pool.boards[i], bool(pool.owned[i]))) for i in chosen]
     partial = partial_path(cfg.out, index)
@@ -566,6 +611,7 @@ def make_shard(cfg: CubeErrorsConfig, index: int) -> DecisionShard:
         pool_games=np.array([pool.games_played], np.int64),
         pool_positions=np.array([len(pool.boards)], np.int64),
         cpu_seconds=np.array([drawn - started, rollout_cpu]),
+        cube=pool.cube[chosen],
     )
 
 
@@ -707,6 +753,33 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(saved, dict) or saved.get("format") != FORMAT or not isinstance(saved.get("identity"), dict):
         raise JumpgammonError(f"{path}: not a cube-decision manifest (format {FORMAT!r} expected)")
     return saved
+
+
+def config_of_manifest(path: Path, out: Path) -> CubeErrorsConfig:
+    """The settings a manifest records, for the folder ``out``; raises JumpgammonError naming the file when they do
+    not make the same identity (a manifest of other code or hand-edited)."""
+    saved = _read_manifest(path)["identity"]
+    try:
+        pool, rollout = saved["pool"], saved["rollout"]
+        cfg = CubeErrorsConfig(
+            out=out,
+            per_shard=saved["per_shard"],
+            weights=None if saved["weights"] == "shipped" else Path(saved["weights"]),
+            seed=rollout["seed"],
+            pool_games=pool["games"],
+            close_margin=pool["close_margin"],
+            pwin_window=tuple(pool["pwin_window"]),
+            shares=Shares(**saved["shares"]),
+            rollout_cube=rollout["cube"],
+            until_se=rollout["until_se"],
+            trials_cap=rollout["trials_cap"],
+            round_trials=rollout["round_trials"],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise JumpgammonError(f"{path}: not a cube-decision manifest ({exc})") from None
+    if cfg.identity(saved["weights_sha256"]) != saved:
+        raise JumpgammonError(f"{path}: its settings are not ones this code makes")
+    return cfg
 
 
 def _write_manifest(path: Path, identity: dict[str, Any], shards: int, done: int) -> None:
@@ -869,7 +942,8 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
             "double_se": _milli(d_se),
             "take_mp_per_decision": _milli(t),
             "take_se": _milli(t_se),
-            "per_500_games": _per_games(data, total, mask) if per_games else None,
+            "per_500_games": _per_games(data, total, mask, in_points=True) if per_games else None,
+            "per_500_games_per_cube": _per_games(data, total, mask, in_points=False) if per_games else None,
         }
 
     counts = {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
@@ -901,20 +975,29 @@ def _cube_states(data: DecisionShard) -> dict[str, np.ndarray]:
     return {str(CubeState.CENTERED): ~data.owned, str(CubeState.OWNED): data.owned.astype(bool)}
 
 
-def _per_games(data: DecisionShard, total: np.ndarray, mask: np.ndarray) -> dict[str, Any] | None:
-    """Points per 500 games: each stratum's mean error (rows in ``mask``) times its decisions per game, summed."""
+def _per_games(data: DecisionShard, total: np.ndarray, mask: np.ndarray, in_points: bool) -> dict[str, Any] | None:
+    """Per 500 games: each stratum's mean error (rows in ``mask``) times its decisions per game, summed; in points
+    (each error times the cube's value at its decision) with ``in_points``, else per cube at each decision.
+
+    None where a stratum met in play was not drawn, or, in points, where a cube value is not recorded. The SE
+    adds the strata's rates' own noise to their means', the counts taken as Poisson (decisions of a game are
+    not independent, so that part is a little low).
+    """
+    if in_points and not data.cubes_known:
+        return None
+    errors = total * data.cube if in_points else total
     games = int(data.pool_games.sum())
     value = variance = 0.0
     for r in Reason:
         rate = data.pool_counts[r] / games
-        rows = total[mask & (data.reasons == r)]
+        rows = errors[mask & (data.reasons == r)]
         if rate == 0:
             continue
         if len(rows) == 0:
             return None  # a stratum met in play but not drawn: no estimate
         m, se = _mean_se(rows)
         value += rate * m
-        variance += (rate * (se or 0.0)) ** 2
+        variance += (rate * (se or 0.0)) ** 2 + (m * math.sqrt(data.pool_counts[r]) / games) ** 2
     return {"points": round(500 * value, 4), "se": round(500 * math.sqrt(variance), 4)}
 
 
@@ -990,7 +1073,10 @@ def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> d
                 paired[other] = {
                     "mp_per_decision": _milli(diff),
                     "se": _milli(diff_se),
-                    "per_500_games": _per_games(data, totals[spec] - totals[other], everything),
+                    "per_500_games": _per_games(data, totals[spec] - totals[other], everything, in_points=True),
+                    "per_500_games_per_cube": _per_games(
+                        data, totals[spec] - totals[other], everything, in_points=False
+                    ),
                     "by_cube": by_cube,
                 }
         out[spec]["minus"] = paired
@@ -1095,7 +1181,10 @@ def run_cube_errors(
     )
     result = {
         "experiment": "cube-errors",
-        "perspective": "the doubler (side on roll); milli-points per initial cube; per 500 games in points",
+        "perspective": (
+            "the doubler (side on roll); milli-points per cube at the decision; per 500 games in points (each error "
+            "times its cube) and per cube"
+        ),
         "identity": identity,
         "summary": summary(data, cfg),
         **score(data, models, cfg.weights),

@@ -16,6 +16,7 @@ from arena.rollout import RolloutStart
 from benchmarks.experiments import cube_errors
 from benchmarks.experiments.cube_errors import (
     DEFAULT_MODELS,
+    MANIFEST,
     CubeErrorsConfig,
     DecisionShard,
     ErrorKind,
@@ -23,6 +24,7 @@ from benchmarks.experiments.cube_errors import (
     Reason,
     Shares,
     collect,
+    config_of_manifest,
     cubeful_walk,
     draw,
     gnubg_id,
@@ -31,11 +33,14 @@ from benchmarks.experiments.cube_errors import (
     read_shards,
     roll_out_decisions,
     run_cube_errors,
+    score_model,
     shard_path,
     split_models,
+    with_cube_values,
 )
 from engine.errors import InvalidSpec, JumpgammonError
 from engine.position import Position
+from nets.weights import arrays_to_npz, sha256_hex
 
 N, WD, MD, WT, WP = (
     ErrorKind.NONE,
@@ -103,6 +108,7 @@ def _pool(reasons: list[int]) -> Pool:
         owned=np.zeros(n, bool),
         games=np.arange(n),
         reasons=np.array(reasons, np.int8),
+        cube=np.ones(n, np.int64),
         pwin=np.full(n, 0.6),
         model=np.zeros((n, 3)),
         games_played=1,
@@ -150,9 +156,38 @@ def test_the_pool_walks_each_game_with_the_cube_gnubgs_model_plays() -> None:
     games = np.array([g for g, _ in rows])
     probs = np.array([_probs(p) for _, p in rows])
     boards = np.repeat(board[None], len(rows), 0)
-    decision, owned = cubeful_walk(boards, games, probs)
+    decision, owned, cube = cubeful_walk(boards, games, probs)
     assert decision.tolist() == [True, True, True, True, True, False, False, True]
     assert owned.tolist() == [False, False, False, True, False, False, False, True]
+    assert cube.tolist() == [1, 1, 1, 2, 1, 0, 0, 2]
+
+
+def test_the_walk_values_each_decision_at_its_games_cube() -> None:
+    """A take doubles the cube: after a double and a redouble, both taken, the first doubler decides on a 4-cube."""
+    from cube.states import CubeAction, CubeResponse, CubeState
+    from nets.cube_advice import money_cube_decisions
+
+    board = Position.initial().array
+    candidates = np.linspace(0.6, 0.8, 41)
+    takes = {}
+    for state in (CubeState.CENTERED, CubeState.OWNED):
+        decided = money_cube_decisions(
+            np.repeat(board[None], len(candidates), 0),
+            np.array([_probs(p) for p in candidates]),
+            np.full(len(candidates), state),
+            jacoby=False,
+            beavers=False,
+        )
+        double_take = (decided.action == CubeAction.DOUBLE) & (decided.response == CubeResponse.TAKE)
+        takes[state] = float(candidates[np.flatnonzero(double_take)[0]])
+    level = 0.5
+    pwins = [takes[CubeState.CENTERED], takes[CubeState.OWNED], level, level]  # double, redouble, both taken
+    decision, owned, cube = cubeful_walk(
+        np.repeat(board[None], 4, 0), np.zeros(4, np.int64), np.array([_probs(p) for p in pwins])
+    )
+    assert decision.tolist() == [True, True, True, False]  # the last roller's opponent owns the 4-cube
+    assert owned.tolist() == [False, True, True, False]
+    assert cube.tolist() == [1, 2, 4, 0]
 
 
 def test_split_models_keeps_a_two_number_janowski_whole() -> None:
@@ -400,7 +435,7 @@ def _decisions(nd: list[float], dt: list[float], nd_se: float, dt_se: float, mar
         nd_se=np.full(n, nd_se), dt=dt_a, dt_se=np.full(n, dt_se), margin=np.minimum(dt_a, 1.0) - nd_a,
         margin_se=np.full(n, margin_se), gammons=np.ones(n, bool), trials=np.full(n, 324),
         pool_counts=np.array([n, 0, 0]), pool_games=np.array([1]), pool_positions=np.array([n]),
-        cpu_seconds=np.zeros(2),
+        cpu_seconds=np.zeros(2), cube=np.ones(n, np.int64),
     )  # fmt: skip
 
 
@@ -420,6 +455,34 @@ def test_the_noise_floor_is_what_the_rollouts_noise_charges_the_right_actions(
     assert floor["mp_per_decision"] == pytest.approx(expected_mp, abs=4 * floor["simulation_se"] + 0.01)
     exact = noise_floor(_decisions(nd, dt, nd_se=0.0, dt_se=0.0, margin_se=0.0), simulations=8)
     assert exact["mp_per_decision"] == 0.0  # without noise nothing is charged
+
+
+def test_per_500_games_counts_each_error_at_its_cube() -> None:
+    """A missed double worth 0.2 of a cube, met once a game on a 4-cube: 400 points per 500 games, 100 per cube."""
+    data = _decisions([0.5], [0.7], nd_se=0.0, dt_se=0.0, margin_se=0.0)
+    data.cube[:] = 4
+    scored = score_model(data, doubles=np.array([False]), takes=np.array([True]))
+    assert scored["mp_per_decision"] == pytest.approx(200.0)
+    assert scored["per_500_games"]["points"] == pytest.approx(400.0)
+    assert scored["per_500_games_per_cube"]["points"] == pytest.approx(100.0)
+    data.cube[:] = 0  # not recorded: no figure in points
+    assert score_model(data, np.array([False]), np.array([True]))["per_500_games"] is None
+
+
+def test_a_shard_without_cube_values_gets_them_drawn_again(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cube-errors"
+    shutil.copytree(tiny, out)
+    path = shard_path(out, 0)
+    shard = DecisionShard.read(path)
+    assert shard.cubes_known and set(shard.cube[~shard.owned].tolist()) <= {1}
+    path.write_bytes(arrays_to_npz({n: getattr(shard, n) for n in DecisionShard.ARRAYS if n != "cube"}))
+    assert not DecisionShard.read(path).cubes_known  # a shard of before: read, its cubes unknown
+    cfg = config_of_manifest(out / MANIFEST, out)
+    digest = sha256_hex(cfg.weights_file)
+    assert cfg.identity(digest) == _tiny(out).identity(digest)
+    assert np.array_equal(with_cube_values(cfg, 0).cube, shard.cube)
+    with pytest.raises(JumpgammonError, match="not what shard 0"):
+        with_cube_values(_tiny(out, seed=2), 0)
 
 
 def test_a_report_of_nothing_is_an_error_and_a_report_reads_the_shards(tiny: Path, tmp_path: Path) -> None:
