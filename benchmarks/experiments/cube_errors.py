@@ -865,12 +865,14 @@ class Judged:
     take_kind: ErrorKind
 
 
-def judge(nd: float, dt: float, gammons: bool, doubles: bool, takes: bool) -> Judged:
+def judge(nd: float, dt: float, doubles: bool, takes: bool) -> Judged:
     """The cost of a doubler's choice ``doubles`` and of a responder's ``takes`` against the rolled-out ND and DT
-    (DP = +1), as gnubg's analysis counts them: the double judged with the proper response (gnubg's rule)."""
-    proper = decide(nd, dt, 1.0, gammons=gammons, beavers=False)
+    (DP = +1), as gnubg's analysis counts them: the double judged with the proper response, against gnubg's
+    optimal equity, the better of ND and min(DT, DP) (so also where, without gammons, gnubg names the action
+    double/pass while ND is above the cash: a double costs ND - DP there)."""
+    optimal = max(nd, min(dt, 1.0))
     chosen = min(dt, 1.0) if doubles else nd
-    double_error = max(proper.best - chosen, 0.0)
+    double_error = max(optimal - chosen, 0.0)
     double_kind = ErrorKind.NONE
     if double_error > 0.0:
         double_kind = ErrorKind.WRONG_DOUBLE if doubles else ErrorKind.MISSED_DOUBLE
@@ -899,10 +901,7 @@ def _errors(
     """Each decision judged (:func:`judge`), whether a double is offered there (the rollout's proper action
     doubles or the model does), the double errors and the take errors where offered (0 elsewhere)."""
     n = len(data)
-    judged = [
-        judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), bool(doubles[i]), bool(takes[i]))
-        for i in range(n)
-    ]
+    judged = [judge(float(data.nd[i]), float(data.dt[i]), bool(doubles[i]), bool(takes[i])) for i in range(n)]
     proper_doubles = [decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])).action for i in range(n)]
     offered = (np.array(proper_doubles) == CubeAction.DOUBLE) | doubles
     double_err = np.array([j.double_error for j in judged])
@@ -915,7 +914,8 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
 
     A take counts where a double is offered: the rollout's proper action doubles or the model itself
     doubles. Toss-ups (a margin within 2 SEs of zero) count at their point estimate; ``excluding_tossups``
-    repeats the figures without them. Per 500 games weighs each stratum's mean error by its pool rate.
+    repeats the figures without them (per 500 games: toss-ups cost nothing). Per 500 games weighs each stratum's
+    mean error by its pool rate.
     """
     n = len(data)
     judged, offered, double_err, take_err = _errors(data, doubles, takes)
@@ -928,11 +928,14 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
     noise = np.where(double_err > 0, data.margin_se, 0.0) ** 2 + np.where(take_err > 0, take_margin_se, 0.0) ** 2
     kinds = [j.double_kind for j in judged] + [j.take_kind for j, o in zip(judged, offered, strict=True) if o]
 
+    everything = np.ones(n, bool)
+
     def figures(mask: np.ndarray, per_games: bool = True) -> dict[str, Any]:
         m, se = _mean_se(total[mask])
         d, d_se = _mean_se(double_err[mask])
         t, t_se = _mean_se(take_err[mask])
         count = int(mask.sum())
+        kept = np.where(mask, total, 0.0)
         return {
             "decisions": count,
             "mp_per_decision": _milli(m),
@@ -942,8 +945,9 @@ def score_model(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> 
             "double_se": _milli(d_se),
             "take_mp_per_decision": _milli(t),
             "take_se": _milli(t_se),
-            "per_500_games": _per_games(data, total, mask, in_points=True) if per_games else None,
-            "per_500_games_per_cube": _per_games(data, total, mask, in_points=False) if per_games else None,
+            # per game, the decisions outside ``mask`` count as costing nothing (they are met in play all the same)
+            "per_500_games": _per_games(data, kept, everything, in_points=True) if per_games else None,
+            "per_500_games_per_cube": _per_games(data, kept, everything, in_points=False) if per_games else None,
         }
 
     counts = {k.value: kinds.count(k) for k in ErrorKind if k is not ErrorKind.NONE}
@@ -1027,8 +1031,7 @@ def noise_floor(data: DecisionShard, simulations: int = NOISE_SIMULATIONS, seed:
     border (the floor is an estimate at the rolled-out values, not at the unknown true ones).
     """
     n = len(data)
-    proper = [decide(data.nd[i], data.dt[i], 1.0, gammons=bool(data.gammons[i])) for i in range(n)]
-    doubles = np.array([d.action == CubeAction.DOUBLE for d in proper])
+    doubles = (data.dt >= data.nd) & (data.nd <= 1.0)  # gnubg's optimal action doubles: DT and DP both at least ND
     takes = data.dt < 1.0
     rho = branch_correlations(data)
     rng = np.random.default_rng(seed)

@@ -38,6 +38,8 @@ from benchmarks.experiments.cube_errors import (
     split_models,
     with_cube_values,
 )
+from cube.actions import decide
+from cube.states import CubeAction
 from engine.errors import InvalidSpec, JumpgammonError
 from engine.position import Position
 from nets.weights import arrays_to_npz, sha256_hex
@@ -67,9 +69,10 @@ JUDGE_CASES = [
     (1.20, 1.50, True, False, False, 0.0, N, 0.0, N),
     # too good, take (DT below DP and below ND): doubling gives up ND - DT
     (1.05, 0.95, True, True, True, 0.10, WD, 0.0, N),
-    # ND above DP: too good with gammons; without them gnubg calls it double/pass and neither choice costs
+    # ND above DP: too good with gammons; without them gnubg names it double/pass but its optimal equity is still
+    # ND (the rollout's later cube can be worth more than the cash), so the double costs ND - DP either way
     (1.10, 1.40, True, True, False, 0.10, WD, 0.0, N),
-    (1.10, 1.40, False, True, False, 0.0, N, 0.0, N),
+    (1.10, 1.40, False, True, False, 0.10, WD, 0.0, N),
     (1.10, 1.40, False, False, False, 0.0, N, 0.0, N),
 ]
 
@@ -88,7 +91,11 @@ def test_judge_classifies_as_gnubgs_analysis(
     take_error: float,
     take_kind: ErrorKind,
 ) -> None:
-    j = judge(nd, dt, gammons, doubles, takes)
+    j = judge(nd, dt, doubles, takes)
+    proper = decide(nd, dt, 1.0, gammons=gammons)  # gnubg's name for the action, and its optimal equity
+    gnubg_optimal = nd if proper.action != CubeAction.DOUBLE or nd > 1.0 else min(dt, 1.0)
+    chosen = min(dt, 1.0) if doubles else nd
+    assert j.double_error == pytest.approx(max(gnubg_optimal - chosen, 0.0))
     assert j.double_error == pytest.approx(double_error) and j.double_kind is double_kind
     assert j.take_error == pytest.approx(take_error) and j.take_kind is take_kind
 
@@ -133,7 +140,7 @@ def _probs(pwin: float) -> np.ndarray:
 def test_the_pool_walks_each_game_with_the_cube_gnubgs_model_plays() -> None:
     """A pass ends a game; a take hands the cube over: the taker's turns are decisions on its own cube, the
     doubler's are none; a roller that keeps its own cube leaves the next roller none."""
-    from cube.states import CubeAction, CubeResponse, CubeState
+    from cube.states import CubeResponse, CubeState
     from nets.cube_advice import money_cube_decisions
 
     board = Position.initial().array
@@ -164,7 +171,7 @@ def test_the_pool_walks_each_game_with_the_cube_gnubgs_model_plays() -> None:
 
 def test_the_walk_values_each_decision_at_its_games_cube() -> None:
     """A take doubles the cube: after a double and a redouble, both taken, the first doubler decides on a 4-cube."""
-    from cube.states import CubeAction, CubeResponse, CubeState
+    from cube.states import CubeResponse, CubeState
     from nets.cube_advice import money_cube_decisions
 
     board = Position.initial().array
@@ -357,7 +364,7 @@ def test_scores_add_up_from_the_judged_decisions(tiny: Path, tmp_path: Path) -> 
         clear = 0
         for i, row in enumerate(rows):
             doubles, takes = row["models"][spec]
-            j = judge(float(data.nd[i]), float(data.dt[i]), bool(data.gammons[i]), doubles, takes)
+            j = judge(float(data.nd[i]), float(data.dt[i]), doubles, takes)
             offered = doubles or row["proper"].startswith(("Double", "Redouble", "Optional"))
             total += j.double_error + (j.take_error if offered else 0.0)
             kinds += [j.double_kind] + ([j.take_kind] if offered else [])
