@@ -323,9 +323,17 @@ def level(name: str) -> Level:
 
 
 def stratification_warning(trials: int) -> str | None:
-    """A note when ``trials`` is not a multiple of 36 (the first rolls then are not all equally often)."""
-    if trials % STRATA == 0:
+    """A note when ``trials`` is not a multiple of 1,296, the cycle over which every pair of first two rolls comes
+    once (:func:`stratified_rolls`): below it the first and the second roll are each balanced at multiples of 36,
+    their pairs are not."""
+    if trials % STRATA**2 == 0:
         return None
+    if trials % STRATA == 0:
+        return (
+            f"{trials} trials is not a multiple of {STRATA**2:,}: the first roll and the second are each balanced, "
+            "but not their pairs, so how much the second roll's worth depends on the first beyond what the luck "
+            f"adjustment sees is a small bias outside the SE (a multiple of {STRATA**2:,} balances the pairs)"
+        )
     return (
         f"{trials} trials is not a multiple of {STRATA}: the first rolls are stratified but not all equally often "
         f"(a multiple of {STRATA**2:,} balances the first two)"
@@ -333,7 +341,12 @@ def stratification_warning(trials: int) -> str | None:
 
 
 def stratified_rolls(trials: np.ndarray) -> np.ndarray:
-    """The first two random rolls (k, 2, 2) of trials ``trials``: ordered rolls ``t`` and ``t + t // 36`` mod 36."""
+    """The first two random rolls (k, 2, 2) of trials ``trials``: ordered rolls ``t`` and ``t + t // 36`` mod 36.
+
+    Every 36 trials meet each first roll once and each second roll once (a Latin square's rows), so each roll's
+    own effect averages out at any multiple of 36; every ordered pair comes once in 1,296 trials, so only there
+    does their interaction average out too.
+    """
     t = np.asarray(trials, np.int64)
     return np.stack([ORDERED_ROLLS[t % STRATA], ORDERED_ROLLS[(t + t // STRATA) % STRATA]], axis=1)
 

@@ -120,8 +120,20 @@ def test_later_rolls_come_from_each_trials_own_generator() -> None:
 
 
 def test_trials_not_a_multiple_of_36_get_a_warning() -> None:
-    assert stratification_warning(1296) is None and stratification_warning(72) is None
+    assert stratification_warning(1296) is None and stratification_warning(2592) is None
     assert "not a multiple of 36" in (stratification_warning(100) or "")
+    assert "not a multiple of 1,296" in (stratification_warning(324) or "")  # single rolls balanced, pairs not
+
+
+def test_every_36_trials_balance_each_roll_and_1296_every_pair() -> None:
+    for start in (0, 36 * 7, 1296 * 3):
+        rolls = stratified_rolls(np.arange(start, start + 36))
+        for k in (0, 1):  # each of the 36 ordered rolls once, first and second alike
+            assert len({tuple(r) for r in rolls[:, k].tolist()}) == 36
+    pairs = {tuple(p) for p in stratified_rolls(np.arange(1296, 2 * 1296)).reshape(1296, 4).tolist()}
+    assert len(pairs) == 1296  # every ordered pair of first two rolls once
+    quarter = {tuple(p) for p in stratified_rolls(np.arange(324)).reshape(324, 4).tolist()}
+    assert len(quarter) == 324  # a round of 324 meets a quarter of the pairs
 
 
 def test_each_trial_starts_with_its_stratified_roll_or_the_match_ids_dice(evaluator: Evaluator) -> None:
