@@ -51,7 +51,7 @@ from engine.batch import children_batch
 from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.cube_advice import cube_lives, match_cube_advice
-from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, filtered_candidates
+from nets.lookahead import OPENING_WEIGHTS, ROLL_WEIGHTS, ROLLS, expand_rolls, filtered_candidates
 from nets.mlp import flip_probabilities
 
 __all__ = [
@@ -64,8 +64,6 @@ __all__ = [
 
 #: Positions whose 21 rolls' best plays are found in one batch (21 x about 20 children each).
 LUCK_CHUNK = 256
-#: Weights of the 21 rolls for a game's opening roll: the 15 non-doubles only.
-OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
 
 
 @dataclass(frozen=True)

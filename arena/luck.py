@@ -35,7 +35,7 @@ from engine.errors import InvalidSpec
 from engine.position import GamePhase
 from nets.base import BoardEvaluator
 from nets.evaluator import load_evaluator
-from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
+from nets.lookahead import OPENING_WEIGHTS, ROLL_WEIGHTS, ROLLS, expand_rolls, segment_argmax
 from nets.mlp import cubeless_equity, flip_probabilities
 from players.pubeval import load_pubeval_weights, pubeval_scores
 
@@ -126,14 +126,27 @@ def _best_plays(
     return inverse.ravel(), values, best_kids
 
 
-def _luck_of(values: np.ndarray, rows: np.ndarray, roll: np.ndarray) -> np.ndarray:
-    """``values[rows, roll]`` less the 21 rolls' weighted mean of ``values[rows]``: the luck, any trailing shape."""
-    weights = ROLL_WEIGHTS.reshape((1, -1) + (1,) * (values.ndim - 2))
-    return values[rows, roll] - (values * weights).sum(axis=1)[rows]
+def _luck_of(values: np.ndarray, rows: np.ndarray, roll: np.ndarray, opening: np.ndarray | None = None) -> np.ndarray:
+    """``values[rows, roll]`` less the 21 rolls' weighted mean of ``values[rows]``: the luck, any trailing shape.
+
+    Where ``opening`` (k,) is set the roll is a game's opening roll, never a double, so the mean is over the 15
+    others (:data:`nets.lookahead.OPENING_WEIGHTS`): against all 21 its luck would not have mean zero.
+    """
+    trailing = (1,) * (values.ndim - 2)
+    luck = values[rows, roll] - (values * ROLL_WEIGHTS.reshape((1, -1) + trailing)).sum(axis=1)[rows]
+    if opening is not None and opening.any():
+        first = values[rows, roll] - (values * OPENING_WEIGHTS.reshape((1, -1) + trailing)).sum(axis=1)[rows]
+        luck = np.where(opening.reshape((-1,) + trailing), first, luck)
+    return luck
 
 
 def roll_luck(
-    ev: BoardEvaluator, boards: np.ndarray, rolls: np.ndarray, roller_seat: np.ndarray, screen: int | None = None
+    ev: BoardEvaluator,
+    boards: np.ndarray,
+    rolls: np.ndarray,
+    roller_seat: np.ndarray,
+    screen: int | None = None,
+    opening: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The luck (k, 5) of each roll, as five probabilities from seat 0's view (0-ply), and the 0-ply
     best play of each roll (k, 26), the child seen by the next side on roll.
@@ -141,11 +154,11 @@ def roll_luck(
     ``boards`` are seen by the side on roll, which sits in ``roller_seat``; each of the 21 rolls
     is played by the 0-ply best play and evaluated at 0-ply, once per distinct board (the trials
     of a position, and the two games of a mirrored pair, share boards); ``screen`` screens the plays
-    (module docstring).
+    (module docstring); ``opening`` (k,) marks games' opening rolls (their luck is against the 15 non-doubles).
     """
     rows, values, best_kids = _best_plays(ev, boards, check_screen(screen))
     roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
-    luck = _luck_of(values, rows, roll)
+    luck = _luck_of(values, rows, roll, opening)
     return np.where((roller_seat == 0)[:, None], luck, flip_difference(luck)), best_kids[rows, roll]
 
 
@@ -159,6 +172,7 @@ def cubeful_roll_luck(
     jacoby: bool = False,
     cube_life: float = DEFAULT_CUBE_LIFE,
     screen: int | None = None,
+    opening: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """As :func:`roll_luck`, with a third array: the luck (k,) of each roll in seat 0's cubeful money equity
     per unit cube, the equity being gnubg's 0-ply cubeful equity (Janowski's mix of the dead and the
@@ -167,11 +181,12 @@ def cubeful_roll_luck(
     ``owner`` (k,) is the seat owning the cube before the roll (-1: centred). The cubeful equity
     sees what the cubeless one cannot (a position past the cash point is worth the cash, a
     redouble is worth the cube's ownership), so its luck follows a cubeful game's result more
-    closely; like any luck it has mean zero over the dice.
+    closely; like any luck it has mean zero over the dice (``opening`` marks games' opening rolls, judged against
+    the 15 non-doubles).
     """
     rows, values, best_kids = _best_plays(ev, boards, check_screen(screen))
     roll = ROLL_INDEX[rolls[:, 0] - 1, rolls[:, 1] - 1]
-    luck = _luck_of(values, rows, roll)
+    luck = _luck_of(values, rows, roll, opening)
     # After the roll the opponent is on roll: its view of the probabilities and of the cube.
     opp = flip_outcomes(values.reshape(-1, 5))
     p, w, lose = win_loss_values(np.clip(opp, 0.0, 1.0))
@@ -185,7 +200,7 @@ def cubeful_roll_luck(
         index[CubeState.CENTERED],
         np.where(owner == roller_seat, index[CubeState.UNAVAILABLE], index[CubeState.OWNED]),
     )
-    cube_luck = _luck_of(by_state, rows, roll)[np.arange(len(rows)), opp_state]
+    cube_luck = _luck_of(by_state, rows, roll, opening)[np.arange(len(rows)), opp_state]
     seat0 = roller_seat == 0
     return (
         np.where(seat0[:, None], luck, flip_difference(luck)),
@@ -201,13 +216,14 @@ def money_luck_seat0(
     roller_seat: np.ndarray,
     stake: np.ndarray,
     screen: int | None = None,
+    opening: np.ndarray | None = None,
 ) -> np.ndarray:
     """The luck (k,) of each roll in points for seat 0 of a money game: the cubeless equity's luck times ``stake``.
 
     ``stake`` is the cube in play before the roll (0 where the game's points are already decided);
-    ``screen`` screens the luck's plays (module docstring).
+    ``screen`` screens the luck's plays (module docstring); ``opening`` marks games' opening rolls.
     """
-    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen)
+    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen, opening)
     return stake * difference_equity(luck)
 
 
@@ -221,15 +237,16 @@ def match_luck_seat0(
     crawford: np.ndarray,
     stake: np.ndarray,
     screen: int | None = None,
+    opening: np.ndarray | None = None,
 ) -> np.ndarray:
     """The luck (k,) of each roll in seat 0's match-winning chance: the change of the cubeless MWC that the
     probabilities' luck makes at the score (``away`` (k, 2) by seat, ``crawford``) with ``stake`` in play.
 
     The cubeless MWC is linear in the five probabilities at a given score and cube, so its luck, like
     theirs, has mean zero over the dice. ``stake`` is the cube in play (0 once the game's points are decided);
-    ``screen`` screens the luck's plays (module docstring).
+    ``screen`` screens the luck's plays (module docstring); ``opening`` marks games' opening rolls.
     """
-    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen)
+    luck, _ = roll_luck(ev, boards, rolls, roller_seat, screen, opening)
     w, wg, wbg, lg, lbg = (luck[:, k] for k in range(5))
     results = np.stack([w - wg, wg - wbg, wbg, -w - lg, lg - lbg, lbg], axis=1)  # each result's probability change
     out = np.zeros(len(boards))

@@ -162,6 +162,7 @@ def play_match_block(
                     crawford[in_match],
                     stake,
                     luck_screen,
+                    g.ply[idx] == 0,  # each game's dice stream opens with an opening roll, never a double
                 )
             g.move(idx, rolls)
         points = np.abs(g.points_seat0)

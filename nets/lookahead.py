@@ -21,6 +21,8 @@ from nets.mlp import cubeless_equity, flip_probabilities
 
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+#: The weights of the 21 rolls for a game's opening roll, which is never a double: the 15 others, 2/30 each.
+OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
 
 # gnubg's "Normal" move filter for 2-ply checker play: keep up to 8 moves within 0.16 at 0-ply.
 FILTER_KEEP = 8

@@ -39,6 +39,20 @@ def test_the_luck_of_a_position_averages_zero_over_the_21_rolls() -> None:
     assert abs(float((points * ROLL_WEIGHTS).sum())) < 1e-12
 
 
+def test_an_opening_rolls_luck_averages_zero_over_the_15_rolls_it_can_be() -> None:
+    """The opening roll is never a double: judged against all 21 rolls its luck would average about -0.04."""
+    opening = np.array([r for r in ROLLS.tolist() if r[0] != r[1]])
+    boards = np.repeat(Position.initial().array[None, :], len(opening), axis=0)
+    seat = np.zeros(len(opening), int)
+    flags = np.ones(len(opening), bool)
+    luck, _ = roll_luck(reference_evaluator(), boards, opening, seat, opening=flags)
+    assert np.abs(luck.mean(axis=0)).max() < 1e-12  # the 15 non-doubles are equally likely
+    as_any_roll, _ = roll_luck(reference_evaluator(), boards, opening, seat)
+    assert difference_equity(as_any_roll).mean() < -0.02
+    points = money_luck_seat0(reference_evaluator(), boards, opening, seat, np.ones(len(opening)), opening=flags)
+    assert abs(float(points.mean())) < 1e-12
+
+
 # A middle game (4HPkQSDgc/ABMA, the reply to 24/18 13/11) and a race of 76 against 57 pips.
 LUCK_BOARDS = ["4HPkQSDgc/ABMA", "u9uGAAC23VkAAA"]
 
