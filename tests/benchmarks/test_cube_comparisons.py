@@ -68,3 +68,25 @@ def test_a_ledger_extended_from_a_shorter_run_counts_each_pair_once() -> None:
     held = [(json.loads(line)["first_pair"], len(json.loads(line)["seat_of_a"]) // 2) for line in lines[1:]]
     assert (19968, 32) in held and (19968, 64) in held  # the overlap is there
     assert sum(pairs for _, pairs in held) * 2 > row["games"] == row["planned_games"] == 41_000
+
+
+CHECK = REPO / "tools" / "cube_comparisons" / "stop_rule_check.py"
+
+
+def test_the_docs_quote_the_stop_rule_check() -> None:
+    """The ranges the docs give for the SEs' accuracy are what the check prints from the committed ledgers."""
+    run = subprocess.run(
+        [sys.executable, str(CHECK), "--replicates", "1000", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    checks = json.loads(run.stdout).values()
+    ratios = [c["spread_milli"] / c["reported_se_milli"] for c in checks]
+    coverage = [c["coverage_90"] for c in checks]
+    prose = " ".join(DOC.read_text().split())
+    assert f"spread is {min(ratios):.2f} to {max(ratios):.2f} times the SE" in prose
+    assert f"hold the truth {100 * min(coverage):.0f}% to {100 * max(coverage):.0f}% of the time" in prose
+    assert f"at most {max(abs(c['bias_in_spreads']) for c in checks):.2f} of a spread" in prose
