@@ -280,6 +280,8 @@ def _optimum_lines(name: str, parameter: str, paper: float | None, opt: Optimum)
         f"{name}: best {parameter} {opt.best:.3f}, degree {opt.degree} ({how}), 95% interval "
         f"[{opt.ci95[0]:.3f}, {opt.ci95[1]:.3f}] (paper {paper})"
     ]
+    if (warning := opt.edge_warning) is not None:
+        lines.append(f"  warning: {warning}")
     if opt.selected_ci95 is not None and opt.selected_shares is not None:
         shares = ", ".join(f"{f.degree}: {s:.0%}" for f, s in zip(opt.fits, opt.selected_shares, strict=True))
         lines.append(

@@ -228,6 +228,18 @@ class Optimum:
         """The headline fit's coefficients, highest power first."""
         return self.chosen.coefficients
 
+    @property
+    def edge_warning(self) -> str | None:
+        """A line saying the swept range cuts the headline fit's 95% interval (over 2.5% of its replicates peak on
+        the range's edge; all of them when the curve only rises or only falls), else None."""
+        share = self.chosen.at_edge
+        if share <= 0.025:
+            return None
+        return (
+            f"{share:.0%} of the replicates peak on the edge of the swept range: the optimum may lie outside it and "
+            "the 95% interval is cut there (sweep further)"
+        )
+
     def fitted_as(self, degree: int | None) -> bool:
         """Whether this optimum is what :func:`fit_optimum` gives at ``degree`` (None: by :data:`RULE`)."""
         if self.rule != RULE or self.covariance is None or self.covariance.kind is not Covariance.ESTIMATED:

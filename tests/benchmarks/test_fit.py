@@ -99,3 +99,13 @@ def test_gls_recovers_a_known_optimum_from_correlated_points() -> None:
     assert np.sqrt(np.mean(np.square(errors))) < 0.003  # alpha's grid step is 0.02
     assert abs(np.mean(errors)) < 0.002
     assert covered >= 6  # Binomial(8, 0.95): 5 or fewer with probability 0.006
+
+
+def test_an_optimum_beyond_the_swept_range_is_flagged_and_one_inside_is_not() -> None:
+    """A curve whose peak lies outside the range peaks on its edge in every replicate: the interval is not one."""
+    counts = [4000] * len(ALPHAS)
+    beyond = fit_optimum(ALPHAS, _correlated(0.30, counts, seed=3), degree=2, replicates=100)
+    assert beyond.best in (ALPHAS[0], ALPHAS[-1]) and beyond.edge_warning is not None
+    assert "edge of the swept range" in beyond.edge_warning
+    inside = fit_optimum(ALPHAS, _correlated(0.09, counts, seed=3), degree=3, replicates=100)
+    assert inside.edge_warning is None
