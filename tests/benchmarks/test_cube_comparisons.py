@@ -90,3 +90,24 @@ def test_the_docs_quote_the_stop_rule_check() -> None:
     assert f"spread is {min(ratios):.2f} to {max(ratios):.2f} times the SE" in prose
     assert f"hold the truth {100 * min(coverage):.0f}% to {100 * max(coverage):.0f}% of the time" in prose
     assert f"at most {max(abs(c['bias_in_spreads']) for c in checks):.2f} of a spread" in prose
+
+
+PACKAGE_CHECK = REPO / "tools" / "gnubg_cube" / "package_cube_life.py"
+
+
+def test_the_docs_quote_how_often_the_gnubg_package_leaves_gnubg_107s_cube_model() -> None:
+    pytest.importorskip("gnubg")  # the optional extra the tool measures
+    run = subprocess.run(
+        [sys.executable, str(PACKAGE_CHECK), "--games", "200"], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    centred, owned = found["centered"], found["owned"]
+    prose = " ".join(DOC.read_text().split())
+    assert f"On the {found['positions']:,} pre-roll positions of 200 self-play games" in prose
+    assert f"differ at {centred['double_differs']} with the cube centred and {owned['double_differs']} with it" in prose
+    assert centred["package_doubles_model_not"] == owned["package_doubles_model_not"] == 0  # "every time ... holding"
+    assert (
+        f"its take at {centred['response_differs']} each" in prose
+        and owned["response_differs"] == centred["response_differs"]
+    )
