@@ -76,7 +76,7 @@ from arena.stats import Figure
 from arena.workers import worker_pool
 from cube.errors import CubeInputError
 from cube.gamestate import difference_equity
-from cube.match import MatchCube, MatchScore, game_result_mwc, mwc_to_equity
+from cube.match import MatchCube, MatchScore, cubeless_mwc, game_result_mwc, mwc_to_equity
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from cube.states import CubeState
 from engine.batch import parse_id_pair
@@ -590,7 +590,18 @@ def roll_out_block(
         cut = np.zeros(0, np.int64)
         if config.truncate is not None:
             cut = rows[g.live[rows] & (g.ply[rows] >= config.truncate)]
-            _truncate(g, out, evaluator, horizon or active, cut, cube0, rules, config.truncate_plies, scoring)
+            _truncate(
+                g,
+                out,
+                evaluator,
+                horizon or active,
+                cut,
+                cube0,
+                rules,
+                config.truncate_plies,
+                scoring,
+                doubling=config.cube_spec != "none",
+            )
         finished(np.concatenate([ended, cut]))
     return out
 
@@ -640,9 +651,11 @@ def _truncate(
     rules: Rules,
     plies: int = 0,
     scoring: MatchScoring | None = None,
+    doubling: bool = True,
 ) -> None:
     """Stop trials ``rows`` and score them by the evaluation at ``plies`` (cubeful: ``player``'s strategy's equity;
-    at a match score gnubg's cubeful MWC of those probabilities)."""
+    at a match score gnubg's cubeful MWC of those probabilities, or their cubeless MWC when the rollout's cube spec
+    never doubles: ``doubling`` False)."""
     if len(rows) == 0:
         return
     seat = g.on_roll[rows]
@@ -660,8 +673,11 @@ def _truncate(
             me = int(g.on_roll[row])
             score = MatchScore(int(match.away[row, me]), int(match.away[row, 1 - me]), bool(match.crawford[row]))
             cube = MatchCube(score, int(g.cube[row]), CubeState(state))
-            mwc = match_cube_advice(g.boards[row], probs[open_][j], scoring.met, cube).cubeful_mwc
-            assert mwc is not None
+            if doubling:
+                mwc = match_cube_advice(g.boards[row], probs[open_][j], scoring.met, cube).cubeful_mwc
+                assert mwc is not None
+            else:  # a cube nobody turns is worth nothing: the cubeless MWC at the cube in play
+                mwc = float(cubeless_mwc(probs[open_][j], scoring.met, cube))
             out.cubeful[row] = mwc if me == 0 else 1.0 - mwc
     elif rules.cubeful and open_.any():
         r = rows[open_]
@@ -984,6 +1000,22 @@ def headline_ses(results: list[RolloutResult]) -> tuple[list[float | None], list
     return ses, []
 
 
+def check_match_lengths(starts: Sequence[RolloutStart], config: RolloutConfig) -> None:
+    """Refuse, before any trial, a start at a score the match equity table does not reach (NotSupported naming it):
+    its trials would otherwise fail at their first game's end."""
+    if not is_match(starts):
+        return
+    met = config.match_table()
+    for k, start in enumerate(starts, start=1):
+        score = start.score
+        assert score is not None
+        if max(score.away, score.opp_away) > met.length:
+            raise NotSupported(
+                f"position {k}: {score.away}-away against {score.opp_away}-away is beyond match equity table "
+                f"{met.name!r} ({met.length} points): give a longer table with --met"
+            )
+
+
 def run_rollouts(
     starts: Sequence[RolloutStart],
     config: RolloutConfig,
@@ -1002,6 +1034,7 @@ def run_rollouts(
     if not starts:
         raise InvalidSpec("no position to roll out")
     players = build_players(config, is_match(starts))  # a bad spec or weights file fails before any trial
+    check_match_lengths(starts, config)
     done = 0 if previous is None else _played_trials(previous, len(starts))
     if done > config.trials:
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")

@@ -324,19 +324,28 @@ def test_a_last_roll_at_four_away_two_away_is_gnubgs_double_take() -> None:
     assert mwcs is not None and mwcs[0].value < mwcs[1].value < mwcs[2]
 
 
+@pytest.mark.parametrize("truncate", [None, 4])
 @pytest.mark.parametrize("match_id", ["cInqAAAAAAAA", "MAHgADAAMAAA", "MAGgABAAEAAA"])
-def test_with_the_cube_out_of_play_a_match_rollout_is_the_cubeless_mwc(match_id: str) -> None:
+def test_with_the_cube_out_of_play_a_match_rollout_is_the_cubeless_mwc(match_id: str, truncate: int | None) -> None:
     """Cube spec ``none`` at a match score: each trial's luck-adjusted MWC is the cubeless MWC of its luck-adjusted
-    outcome (the MWC luck is the cubeless MWC's linear map of the probability luck), to the end of the game."""
+    outcome (the MWC luck is the cubeless MWC's linear map of the probability luck), to the end of the game or,
+    truncated, at the evaluation there (a cube nobody turns adds nothing to it)."""
     start = RolloutStart.parse(f"u9uGAAC23VkAAA:{match_id}")
     assert start.score is not None
-    config = RolloutConfig(trials=72, cubeful=True, cube="none", seed=2)
+    config = RolloutConfig(trials=72, cubeful=True, cube="none", seed=2, truncate=truncate)
     result = run_rollouts([start], config, progress=False)[0]
+    assert truncate is None or result.outcomes.truncated.any()
     adjusted = result.outcomes.adjusted()
     w, wg, wbg, lg, lbg = (adjusted[:, k] for k in range(5))
     results = np.stack([w - wg, wg - wbg, wbg, 1.0 - w - lg, lg - lbg, lbg], axis=1)
     expected = results @ outcome_mwcs(config.match_table(), start.match_cube())
     assert np.allclose(result.trial_values(), expected, atol=1e-12, rtol=0)
+
+
+def test_a_score_beyond_the_match_equity_table_is_refused_before_any_trial() -> None:
+    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=31, score=(1, 1), on_roll=0).id}")
+    with pytest.raises(NotSupported, match="30-away against 30-away is beyond match equity table"):
+        run_rollouts([start], RolloutConfig(trials=36, cubeful=True), progress=False)
 
 
 def test_no_cube_decision_in_the_crawford_game_or_with_a_dead_cube() -> None:
