@@ -57,21 +57,23 @@ def analyse_file(
 
 
 def match_result(r: MatchReplay, met: MatchEquityTable) -> tuple[float, float]:
-    """Each player's result: points won (money), or 1 and 0 for a finished match, else the MWC at the final score."""
+    """Each player's result: points won (money), or, as gnubg counts it, the MWC the match gained: 1 or 0 for a
+    finished match (else the MWC at the final score) minus the MWC at the score its first game started from."""
     score = [0, 0]
     for g in r.games:
         score[g.winner] += g.points
     if not r.length:
         return float(score[0]), float(score[1])
-    last = r.games[-1]
+    first, last = r.games[0], r.games[-1]
+    start = met.mwc(r.length - first.score[0], r.length - first.score[1], crawford=first.crawford)
     final = [last.score[0], last.score[1]]
     final[last.winner] += last.points
     if max(final) >= r.length:
-        won = 0 if final[0] >= r.length else 1
-        return (1.0, 0.0) if won == 0 else (0.0, 1.0)
-    crawford_next = not any(r.length - 1 in g.score for g in r.games) and r.length - 1 in final
-    mwc = met.mwc(r.length - final[0], r.length - final[1], crawford=crawford_next and final[0] != final[1])
-    return mwc, 1.0 - mwc
+        end = 1.0 if final[0] >= r.length else 0.0
+    else:
+        crawford_next = not any(r.length - 1 in g.score for g in r.games) and r.length - 1 in final
+        end = met.mwc(r.length - final[0], r.length - final[1], crawford=crawford_next and final[0] != final[1])
+    return end - start, start - end
 
 
 def _match(r: MatchReplay, d: MatchDecisions, met: MatchEquityTable) -> MatchAnalysis:

@@ -20,7 +20,10 @@ as :func:`nets.lookahead.evaluate_plies`):
   classified as gnubg's statistics do (:class:`analysis.marks.CubeError`).
 * **luck**: for every roll, the mover's value after the 0-ply best play of each of the 21 rolls,
   evaluated at 0 ply as gnubg does (:func:`analysis.deep.best_plays`); the luck is the value of
-  the roll thrown minus their average (over the 15 non-doubles for a game's opening roll).
+  the roll thrown minus their average. A game's opening roll also decides who moves first, so, as
+  gnubg's ``LuckFirst`` does, it is judged against the 30 ways the opening can go: each of the 15
+  non-doubles played by the mover, and each played by its opponent instead (the mover then on roll
+  in the mirror image of the position the mover's play leaves).
 
 Equities are from the view of the player who decides (the mover, the doubler, the taker), EMG
 per unit of the cube; ``units`` figures are points (EMG times the cube) in money and MWC at a
@@ -205,6 +208,53 @@ def values_after_play(
     return emg, mwc
 
 
+def values_on_roll(
+    met: MatchEquityTable | None,
+    kids: np.ndarray,
+    opp_probs: np.ndarray,
+    context_of: np.ndarray,
+    contexts: Sequence[CubeContext],
+    model: MoneyCubeModel = GNUBG_MODEL,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mover's cubeful value (EMG, MWC or nan in money) on roll at each of ``kids`` with ``opp_probs``, its cube
+    ``contexts[context_of[i]]``: what :func:`values_after_play` gives its opponent, had the opponent played instead.
+
+    From the start position the opponent's play of a roll leaves the mirror image of the mover's play
+    of it, which the mover then faces on roll: the board and probabilities of the side on roll are the same.
+    """
+    n = len(kids)
+    emg = np.empty(n)
+    mwc = np.full(n, np.nan)
+    if n == 0:
+        return emg, mwc
+    money = np.array([contexts[k].match is None for k in range(len(contexts))], bool)[context_of]
+    if money.any():
+        rows = np.flatnonzero(money)
+        states = np.array([str(contexts[k].state) for k in context_of[rows]])
+        rules = np.array([2 * contexts[k].jacoby + contexts[k].beavers for k in context_of[rows]])
+        for rule in np.unique(rules):
+            part = rows[rules == rule]
+            d = model.decide(
+                kids[part], opp_probs[part], states[rules == rule], jacoby=bool(rule & 2), beavers=bool(rule & 1)
+            )
+            emg[part] = d.equity
+    if (~money).any():
+        assert met is not None
+        rows = np.flatnonzero(~money)
+        lives = cube_lives(kids[rows])
+        for k in np.unique(context_of[rows]):
+            mine = contexts[int(k)].match
+            assert mine is not None
+            sel = np.flatnonzero(context_of[rows] == k)
+            part = rows[sel]
+            x = np.array(
+                [match_cube_lives(lives[j], opp_probs[i], mine.state)[0] for i, j in zip(part, sel, strict=True)]
+            )
+            mwc[part] = cubeful_mwc(opp_probs[part], met, mine, x)
+            emg[part] = mwc_to_equity(mwc[part], met, mine)
+    return emg, mwc
+
+
 def _contexts(turns: Sequence[CheckerTurn | CubeTurn]) -> tuple[np.ndarray, list[CubeContext]]:
     """Each turn's index into a list of the distinct cube contexts."""
     index: dict[CubeContext, int] = {}
@@ -370,13 +420,21 @@ def analyse_luck(
     probs = best_probs[inverse].reshape(-1, 5)
     emg, mwc = values_after_play(met, kids, probs, np.repeat(context_of, len(ROLLS)), contexts, model)
     emg, mwc = emg.reshape(n, len(ROLLS)), mwc.reshape(n, len(ROLLS))
-    opening = np.array([t.opening for t in turns])
-    weights = np.where(opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
+    mean_emg, mean_mwc = (emg * ROLL_WEIGHTS).sum(axis=1), (mwc * ROLL_WEIGHTS).sum(axis=1)
+    opening = np.flatnonzero([t.opening for t in turns])
+    if len(opening):  # the 30 ways an opening can go: the mover's 15 non-doubles, and the opponent's
+        picked = (opening[:, None] * len(ROLLS) + np.arange(len(ROLLS))).ravel()
+        theirs_emg, theirs_mwc = values_on_roll(
+            met, kids[picked], probs[picked], np.repeat(context_of[opening], len(ROLLS)), contexts, model
+        )
+        theirs_emg, theirs_mwc = theirs_emg.reshape(-1, len(ROLLS)), theirs_mwc.reshape(-1, len(ROLLS))
+        mean_emg[opening] = ((emg[opening] + theirs_emg) * OPENING_WEIGHTS).sum(axis=1) / 2
+        mean_mwc[opening] = ((mwc[opening] + theirs_mwc) * OPENING_WEIGHTS).sum(axis=1) / 2
     dice = np.array([t.dice for t in turns], np.int64)
     thrown = ROLL_INDEX[dice[:, 0] - 1, dice[:, 1] - 1]
     rows = np.arange(n)
-    luck = emg[rows, thrown] - (emg * weights).sum(axis=1)
-    luck_mwc = mwc[rows, thrown] - (mwc * weights).sum(axis=1)
+    luck = emg[rows, thrown] - mean_emg
+    luck_mwc = mwc[rows, thrown] - mean_mwc
     value = np.array([t.cube.value for t in turns], np.float64)
     units = _units(luck, luck_mwc, value)
     return [Luck(float(lk), float(u), luck_mark(float(lk))) for lk, u in zip(luck, units, strict=True)]

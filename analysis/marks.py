@@ -114,6 +114,29 @@ RATING_BOUNDS: tuple[tuple[Rating, float], ...] = (
 )
 
 
+class LuckRating(StrEnum):
+    """gnubg's rating of a player's luck per move (its manual's "Luck ratings"), unluckiest first."""
+
+    GO_TO_BED = "Go to bed"
+    BAD_DICE = "Bad dice, man!"
+    NONE = "None"
+    GOOD_DICE = "Good dice, man!"
+    GO_TO_LAS_VEGAS = "Go to Las Vegas"
+
+
+def luck_rating_of(luck_per_move_emg: float) -> LuckRating:
+    """gnubg's luck rating of a luck rate in EMG per move (above +0.06, above +0.03, between, below -0.03, -0.06)."""
+    if luck_per_move_emg > 0.06:
+        return LuckRating.GO_TO_LAS_VEGAS
+    if luck_per_move_emg > 0.03:
+        return LuckRating.GOOD_DICE
+    if luck_per_move_emg < -0.06:
+        return LuckRating.GO_TO_BED
+    if luck_per_move_emg < -0.03:
+        return LuckRating.BAD_DICE
+    return LuckRating.NONE
+
+
 def rating_of(error_rate_memg: float) -> Rating:
     """gnubg's band of an error rate in mEMG per unforced decision."""
     for rating, bound in RATING_BOUNDS:

@@ -118,6 +118,8 @@ def summary_rows(m: MatchAnalysis | None, players: tuple[PlayerSummary, PlayerSu
         row("Very lucky / lucky rolls", lambda p: f"{p.luck_marks.very_lucky} / {p.luck_marks.lucky}"),
         row("Unlucky / very unlucky rolls", lambda p: f"{p.luck_marks.unlucky} / {p.luck_marks.very_unlucky}"),
         row(f"Luck EMG ({unit})", lambda p: f"{p.luck:+.3f} ({units(p.luck_units)})"),
+        row("Luck rate mEMG per move", lambda p: "n/a" if p.luck_rate is None else f"{p.luck_rate:+.1f}"),
+        row("Luck rating", lambda p: p.luck_rating.value if p.luck_rating else "n/a"),
         row("Overall error rate mEMG", lambda p: _rate(p.overall_rate)),
         row("PR", lambda p: _rate(p.pr, 2)),
         row("Overall rating", lambda p: p.overall_rating.value if p.overall_rating else "n/a"),

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.evaluate import CheckerDecision, CubeDecisionAnalysis
-from analysis.marks import CubeError, LuckMark, Rating, Skill, performance_rating, rating_of
+from analysis.marks import (
+    CubeError,
+    LuckMark,
+    LuckRating,
+    Rating,
+    Skill,
+    luck_rating_of,
+    performance_rating,
+    rating_of,
+)
 from analysis.records import Action, MoneyRules
 
 __all__ = [
@@ -99,6 +108,8 @@ class PlayerSummary:
     checker_rating: Rating | None
     cube_rating: Rating | None
     overall_rating: Rating | None
+    luck_rate: float | None = None  # mEMG of luck per move (every roll, forced moves and dances included)
+    luck_rating: LuckRating | None = None  # gnubg's rating of that rate
 
 
 @dataclass(frozen=True)
@@ -186,6 +197,7 @@ def summarise_player(
     cube_error = sum(c.doubler_error for c in doubling) + sum(c.taker_error for c in taking)
     cube_count = len(counted) + len(taking)
     marks = [d.luck.mark for d in moves]
+    luck = sum(d.luck.equity for d in moves)
     luck_units = sum(d.luck.units for d in moves)
     checker_rate = _rate(checker_error, len(unforced))
     cube_rate = _rate(cube_error, cube_count)
@@ -211,7 +223,7 @@ def summarise_player(
             marks.count(LuckMark.UNLUCKY),
             marks.count(LuckMark.VERY_UNLUCKY),
         ),
-        luck=sum(d.luck.equity for d in moves),
+        luck=luck,
         luck_units=luck_units,
         result=result,
         luck_adjusted_result=result - (luck_units - opponent_luck_units),
@@ -222,4 +234,6 @@ def summarise_player(
         checker_rating=None if checker_rate is None else rating_of(checker_rate),
         cube_rating=None if cube_rate is None else rating_of(cube_rate),
         overall_rating=None if overall_rate is None else rating_of(overall_rate),
+        luck_rate=_rate(luck, len(moves)),
+        luck_rating=luck_rating_of(luck / len(moves)) if moves else None,
     )

@@ -108,6 +108,7 @@ class Agreement:
     cube_same_double: float
     cube_doubles: tuple[int, int]
     ratings_match_gnubg: tuple[int, int]
+    opening_luck_gap: float = 0.0  # mean of gnubg's minus our luck over the games' opening rolls (EMG)
 
 
 def fixture(folder: Path = FOLDER) -> dict[str, Any]:
@@ -201,6 +202,7 @@ def agreement(plies: int, files: list[str] | None = None, folder: Path = FOLDER)
     ev = load_evaluator()
     met = published_met()
     gnubg_err, our_err, gnubg_luck, our_luck = [], [], [], []
+    opening_gaps: list[float] = []
     marked = [0, 0, 0]
     players: list[PlayerRates] = []
     cube = {kind.value: [0, 0] for kind in CubeError}
@@ -216,9 +218,11 @@ def agreement(plies: int, files: list[str] | None = None, folder: Path = FOLDER)
         for game, theirs, turns in zip(match.games, entry["games"], played.games, strict=True):
             _compare_cube(game.cube, turns.cube, theirs["actions"], met, cube_pairs)
             rows = [a for a in theirs["actions"] if a[1] == "move"]
-            for d, row in zip(game.checker, rows, strict=True):
+            for k, (d, row) in enumerate(zip(game.checker, rows, strict=True)):
                 assert d.position_id == row[3], f"{entry['file']} game {game.number}: positions differ"
                 moves += 1
+                if k == 0:  # the game's opening roll
+                    opening_gaps.append(row[8] - d.luck.equity)
                 gnubg_luck.append(row[8])
                 our_luck.append(d.luck.equity)
                 if d.forced or row[6] is None:
@@ -270,6 +274,7 @@ def agreement(plies: int, files: list[str] | None = None, folder: Path = FOLDER)
         cube_same_double=float(np.mean(pairs[:, 4] == pairs[:, 5])),
         cube_doubles=(int(pairs[:, 4].sum()), int(pairs[:, 5].sum())),
         ratings_match_gnubg=_gnubg_rating_check(entries),
+        opening_luck_gap=float(np.mean(opening_gaps)),
     )
 
 

@@ -46,7 +46,8 @@ def test_json_holds_every_decision_with_ranked_alternatives(tmp_path: Path, caps
         )
         assert 0.0 <= d["candidates"][0]["mwc"] <= 1.0
     players = match["players"]
-    assert players[0]["result"] + players[1]["result"] == pytest.approx(1.0)  # the match is not over: MWCs
+    # the match is not over: each result is the MWC gained since the start (gnubg's), so they sum to zero
+    assert players[0]["result"] + players[1]["result"] == pytest.approx(0.0)
     assert result["met"] == "Kazaross-XG2" and result["plies"] == 0
 
 

@@ -12,7 +12,17 @@ from hypothesis import strategies as st
 
 from analysis.analyse import analyse_file
 from analysis.evaluate import _judge, analyse_checker, analyse_luck
-from analysis.marks import CubeError, LuckMark, Rating, Skill, luck_mark, rating_of, skill_of
+from analysis.marks import (
+    CubeError,
+    LuckMark,
+    LuckRating,
+    Rating,
+    Skill,
+    luck_mark,
+    luck_rating_of,
+    rating_of,
+    skill_of,
+)
 from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn
 from arena import PlayerSpec, Rules, TournamentConfig, run_tournament, save_games
@@ -89,7 +99,14 @@ def test_luck_averages_to_zero_over_the_rolls(ev: Evaluator) -> None:
     opening = [_turn(Position.initial(), t.dice, Position.initial().plays(t.dice)[0][1], opening=True) for t in opening]
     lucks = [lk.equity for lk in analyse_luck(ev, opening, None)]
     weights = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
-    assert float(np.dot(weights, lucks)) == pytest.approx(0.0, abs=1e-9)
+    # An opening roll is judged against the 30 ways the opening can go (gnubg's LuckFirst): in money the start
+    # is symmetric, so those average 0, and the luck of winning the opening is the first mover's edge.
+    edge = float(np.dot(weights, lucks))
+    assert 0.01 < edge < 0.1
+    others = [_turn(Position.initial(), t.dice, t.child) for t in opening if t.dice[0] != t.dice[1]]
+    played = [lk.equity for lk in analyse_luck(ev, others, None)]  # the same plays judged as any roll
+    shift = np.array([lk for lk, (a, b) in zip(lucks, ROLLS, strict=True) if a != b]) - np.array(played)
+    assert np.allclose(shift, shift[0], atol=1e-12)  # one constant: the means differ, the plays' values do not
 
 
 def _cube_turn(doubled: bool, response: Action | None) -> CubeTurn:
@@ -135,3 +152,33 @@ def test_luck_marks_are_symmetric(luck: float) -> None:
 def test_rating_bands_in_order() -> None:
     rates = [0.0, 3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 50.0]
     assert [rating_of(r) for r in rates] == list(Rating)
+
+
+WORKED_EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_analysis" / "gnubg_05pt_s09.mat"
+
+
+def test_a_match_won_from_the_start_gains_half_the_match_as_gnubg_counts_it(ev: Evaluator) -> None:
+    """gnubg's match result is the MWC gained since the first game's score: +50% and -50% from 0-0."""
+    analysis = analyse_file(WORKED_EXAMPLE, ev, 0, published_met(), "shipped", progress=False)
+    winner, loser = analysis.matches[0].players
+    assert (winner.result, loser.result) == (pytest.approx(0.5), pytest.approx(-0.5))
+    assert winner.luck_adjusted_result == pytest.approx(0.5 - winner.luck_units + loser.luck_units)
+    for p in (winner, loser):
+        assert p.luck_rate == pytest.approx(1000 * p.luck / p.moves)
+        assert p.luck_rating is luck_rating_of(p.luck / p.moves)
+
+
+@pytest.mark.parametrize(
+    ("per_move", "rating"),
+    [
+        (0.07, LuckRating.GO_TO_LAS_VEGAS),
+        (0.04, LuckRating.GOOD_DICE),
+        (0.03, LuckRating.NONE),
+        (0.0, LuckRating.NONE),
+        (-0.03, LuckRating.NONE),
+        (-0.031, LuckRating.BAD_DICE),
+        (-0.061, LuckRating.GO_TO_BED),
+    ],
+)
+def test_luck_ratings_are_gnubgs(per_move: float, rating: LuckRating) -> None:
+    assert luck_rating_of(per_move) is rating
