@@ -437,10 +437,9 @@ def play_block(
         if luck_seat0 is not None:
             stake = np.where(g.cube_open[idx], g.cube[idx], 0)
             if luck is not None:
-                opening = g.ply[idx] == 0  # the dice streams' first roll is an opening roll, never a double
-                luck_seat0[idx] += money_luck_seat0(
-                    luck, g.boards[idx], rolls, g.on_roll[idx], stake, luck_screen, opening
-                )
+                # A money pair's two games share their opening roll, roller and stake, so its luck (judged
+                # against all 21 rolls here, as the committed ledgers were) cancels in the pair.
+                luck_seat0[idx] += money_luck_seat0(luck, g.boards[idx], rolls, g.on_roll[idx], stake, luck_screen)
             elif judged_luck is not None:
                 luck_seat0[idx] += stake * judged_luck(pair[idx], g.ply[idx])
         if before_move is not None:

@@ -61,6 +61,8 @@ def describe(cfg: Any) -> dict[str, Any]:
         identity["luck_screen"] = cfg.luck_screen
     if cfg.match_length:  # money ledgers keep the identity they had before matches
         identity.update(match_length=cfg.match_length, met=cfg.met)
+        if cfg.luck_weights is not None:  # match luck judged an opening roll against all 21 rolls before this
+            identity["opening_luck"] = "the 15 non-doubles"
     return identity
 
 

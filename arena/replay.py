@@ -97,7 +97,7 @@ def play_trajectories(
         idx = np.flatnonzero(g.live)
         rolls = dice.at(idx, g.ply[idx])
         if luck is not None:
-            luck_rolls, _ = roll_luck(luck, g.boards[idx], rolls, g.on_roll[idx], luck_screen, g.ply[idx] == 0)
+            luck_rolls, _ = roll_luck(luck, g.boards[idx], rolls, g.on_roll[idx], luck_screen)  # as play_block
             seen_luck.append(difference_equity(luck_rolls))
         kids, _ = g.move(idx, rolls)
         seen_pairs.append(idx)

@@ -40,6 +40,7 @@ import math
 import queue
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -534,9 +535,12 @@ class DecisionShard:
 
     @staticmethod
     def recorded_cubes(path: Path, rows: int) -> np.ndarray:
-        """The shard file's cube values, or zeros (unknown) when it has none."""
-        with np.load(path, allow_pickle=False) as z:
-            return np.asarray(z["cube"], np.int64) if "cube" in z.files else np.zeros(rows, np.int64)
+        """The shard file's cube values, or zeros (unknown) when it has none; JumpgammonError naming a damaged file."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return np.asarray(z["cube"], np.int64) if "cube" in z.files else np.zeros(rows, np.int64)
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise JumpgammonError(f"{path}: not a cube-decision shard ({exc})") from None
 
     @property
     def cubes_known(self) -> bool:

@@ -108,7 +108,7 @@ class Agreement:
     cube_same_double: float
     cube_doubles: tuple[int, int]
     ratings_match_gnubg: tuple[int, int]
-    opening_luck_gap: float = 0.0  # mean of gnubg's minus our luck over the games' opening rolls (EMG)
+    opening_luck_gap: float  # mean of gnubg's minus our luck over the games' opening rolls (EMG)
 
 
 def fixture(folder: Path = FOLDER) -> dict[str, Any]:

@@ -88,8 +88,9 @@ def test_a_player_analysed_at_its_own_depth_makes_no_marked_checker_error(ev: Ev
         assert p.checker_rate is not None and p.checker_rate < 2.0  # supernatural by gnubg's bands
 
 
-def test_luck_averages_to_zero_over_the_rolls(ev: Evaluator) -> None:
-    """Each roll's luck is its value minus the average: weighted by the rolls' chances the lucks sum to zero."""
+def test_luck_averages_to_zero_over_the_rolls_and_an_opening_counts_the_first_move(ev: Evaluator) -> None:
+    """Each roll's luck is its value minus the average: weighted by the rolls' chances the lucks sum to zero. An
+    opening roll's average also takes in the opponent's 15 openings, so winning the opening is luck."""
     position = Position.initial().play("8/5 6/5", (3, 1)).play("24/18 13/11", (6, 2))
     turns = [_turn(position, (int(a), int(b)), position.plays((int(a), int(b)))[0][1]) for a, b in ROLLS]
     luck = analyse_luck(ev, turns, None)

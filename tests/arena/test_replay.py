@@ -128,7 +128,7 @@ def test_a_hook_before_each_move_sees_the_games_as_the_block_plays_them() -> Non
 
     def sum_luck(g: Lockstep, idx: np.ndarray, rolls: np.ndarray) -> None:
         stake = np.where(g.cube_open[idx], g.cube[idx], 0)
-        own[idx] += money_luck_seat0(reference, g.boards[idx], rolls, g.on_roll[idx], stake, opening=g.ply[idx] == 0)
+        own[idx] += money_luck_seat0(reference, g.boards[idx], rolls, g.on_roll[idx], stake)
 
     played = play_block(players(), 3, 0, 4, rules, False, False, luck=reference)
     hooked = play_block(players(), 3, 0, 4, rules, False, False, before_move=sum_luck)

@@ -132,8 +132,9 @@ def test_every_36_trials_balance_each_roll_and_1296_every_pair() -> None:
             assert len({tuple(r) for r in rolls[:, k].tolist()}) == 36
     pairs = {tuple(p) for p in stratified_rolls(np.arange(1296, 2 * 1296)).reshape(1296, 4).tolist()}
     assert len(pairs) == 1296  # every ordered pair of first two rolls once
-    quarter = {tuple(p) for p in stratified_rolls(np.arange(324)).reshape(324, 4).tolist()}
-    assert len(quarter) == 324  # a round of 324 meets a quarter of the pairs
+    first, second = stratified_rolls(np.arange(324))[:, 0], stratified_rolls(np.arange(324))[:, 1]
+    for roll in {tuple(r) for r in first.tolist()}:  # a round of 324: each first roll meets 9 second rolls of 36
+        assert len({tuple(r) for r in second[(first == roll).all(axis=1)].tolist()}) == 9
 
 
 def test_each_trial_starts_with_its_stratified_roll_or_the_match_ids_dice(evaluator: Evaluator) -> None:

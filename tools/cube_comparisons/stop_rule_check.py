@@ -22,7 +22,7 @@ import numpy as np
 from summarise import BLOCK_PAIRS, COMPARISONS, Comparison, read_ledger, summarise
 
 from arena.ledger import block_from_json
-from arena.tournament import pair_luck_of, pair_scores
+from arena.tournament import MIN_UNITS_BEFORE_SE_STOP, pair_luck_of, pair_scores
 
 FOLDER = Path(__file__).resolve().parents[2] / "results" / "tournaments" / "cube-comparisons"
 Z90 = 1.6448536269514722
@@ -52,8 +52,8 @@ def replay(x: np.ndarray, c: Comparison, replicates: int, rng: np.random.Generat
         mean = total / ends
         se = np.sqrt(np.maximum(squares / ends - mean**2, 0.0) * ends / (ends - 1) / ends)
         stop = len(ends) - 1
-        if c.until_se is not None:
-            below = np.flatnonzero(se <= c.until_se)
+        if c.until_se is not None:  # as arena.tournament.stopping_prefix: never before its minimum of games
+            below = np.flatnonzero((se <= c.until_se) & (2 * ends >= MIN_UNITS_BEFORE_SE_STOP))
             stop = int(below[0]) if len(below) else stop
         means[k], ses[k] = mean[stop], se[stop]
     covered = np.abs(means - truth) <= Z90 * ses

@@ -31,8 +31,7 @@ def block_figures(a_cube: str, b_cube: str, first_pair: int) -> np.ndarray:
 
     def both_lucks(g: Lockstep, idx: np.ndarray, rolls: np.ndarray) -> None:
         stake = np.where(g.cube_open[idx], g.cube[idx], 0)
-        opening = g.ply[idx] == 0  # a game's opening roll: never a double
-        luck, cube_luck, _ = cubeful_roll_luck(ev, g.boards[idx], rolls, g.on_roll[idx], g.owner[idx], opening=opening)
+        luck, cube_luck, _ = cubeful_roll_luck(ev, g.boards[idx], rolls, g.on_roll[idx], g.owner[idx])
         cubeless[idx] += stake * difference_equity(luck)
         cubeful[idx] += stake * cube_luck
 
