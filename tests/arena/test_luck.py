@@ -195,6 +195,17 @@ def test_a_screened_luck_is_part_of_the_ledgers_identity(tmp_path: Path) -> None
         TournamentConfig(a, b, 8, luck_weights="", luck_screen=0)
 
 
+def test_a_luck_adjusted_match_ledger_records_its_opening_rule_and_money_ledgers_are_as_before() -> None:
+    """Match luck judged an opening roll against all 21 rolls before the 15-non-doubles rule: such ledgers must not
+    mix; money ledgers (whose pairs cancel the opening luck) keep the identity they had."""
+    a, b = PlayerSpec("net@0", "gnubg"), PlayerSpec("net@0", "janowski:0.7")
+    match = ledger.describe(TournamentConfig(a, b, 8, 1, Rules(cubeful=True), match_length=5, luck_weights=""))
+    assert match["opening_luck"] == "the 15 non-doubles"
+    raw_match = ledger.describe(TournamentConfig(a, b, 8, 1, Rules(cubeful=True), match_length=5))
+    money = ledger.describe(TournamentConfig(a, b, 8, 1, Rules(cubeful=True), luck_weights=""))
+    assert "opening_luck" not in raw_match and "opening_luck" not in money
+
+
 def _match(a_cube: str, b_cube: str, matches: int, seed: int) -> tuple:
     cfg = TournamentConfig(
         PlayerSpec("net@0", a_cube),
