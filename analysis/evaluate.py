@@ -18,12 +18,13 @@ as :func:`nets.lookahead.evaluate_plies`):
   roll, decided by the money cube model or, at a match score, gnubg's
   (:func:`nets.cube_advice.match_cube_advice`); the doubler's and the taker's errors are
   classified as gnubg's statistics do (:class:`analysis.marks.CubeError`).
-* **luck**: for every roll, the mover's value after the 0-ply best play of each of the 21 rolls,
-  evaluated at 0 ply as gnubg does (:func:`analysis.deep.best_plays`); the luck is the value of
-  the roll thrown minus their average. A game's opening roll also decides who moves first, so, as
-  gnubg's ``LuckFirst`` does, it is judged against the 30 ways the opening can go: each of the 15
-  non-doubles played by the mover, and each played by its opponent instead (the mover then on roll
-  in the mirror image of the position the mover's play leaves).
+* **luck**: for every roll, the mover's value after its best play of each of the 21 rolls, the
+  play chosen and valued by the 0-ply cubeful value at the score and cube (as gnubg's luck
+  analysis picks it); the luck is the value of the roll thrown minus their average. A game's
+  opening roll also decides who moves first, so, as gnubg's ``LuckFirst`` does, it is judged
+  against the 30 ways the opening can go: each of the 15 non-doubles played by the mover, and each
+  played by its opponent instead (the mover then on roll in the mirror image of the position the
+  mover's play leaves).
 
 Equities are from the view of the player who decides (the mover, the doubler, the taker), EMG
 per unit of the cube; ``units`` figures are points (EMG times the cube) in money and MWC at a
@@ -40,7 +41,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analysis.cubemodel import GNUBG_MODEL, MoneyCubeModel
-from analysis.deep import best_plays, deep_workers, distinct_boards, evaluate_boards, plies_probabilities
+from analysis.deep import deep_workers, evaluate_boards, plies_probabilities, segment_best
 from analysis.marks import CLOSE_CUBE, CubeError, LuckMark, Skill, luck_mark, skill_of
 from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
@@ -404,28 +405,40 @@ def analyse_luck(
     if n == 0:
         return []
     boards = np.stack([t.position.array for t in turns])
-    distinct, _, inverse = distinct_boards(boards)
-    best = np.empty((len(distinct), len(ROLLS), 26), np.int8)
-    best_probs = np.empty((len(distinct), len(ROLLS), 5))
-    for lo in range(0, len(distinct), LUCK_CHUNK):
-        part = distinct[lo : lo + LUCK_CHUNK]
-        rep, rolls = expand_rolls(part)
-        kids_part, probs_part = best_plays(ev, rep, rolls)
-        best[lo : lo + len(part)] = kids_part.reshape(len(part), len(ROLLS), 26)
-        best_probs[lo : lo + len(part)] = probs_part.reshape(len(part), len(ROLLS), 5)
-        _advance(bar, len(part))
-    _advance(bar, n - len(distinct))  # repeated positions (openings) cost nothing more
     context_of, contexts = _contexts(turns)
-    kids = best[inverse].reshape(-1, 26)
-    probs = best_probs[inverse].reshape(-1, 5)
-    emg, mwc = values_after_play(met, kids, probs, np.repeat(context_of, len(ROLLS)), contexts, model)
-    emg, mwc = emg.reshape(n, len(ROLLS)), mwc.reshape(n, len(ROLLS))
+    # a roll's best play depends on the score and the cube, so each distinct (board, cube context) once
+    index: dict[tuple[bytes, int], int] = {}
+    keys = zip(boards, context_of, strict=True)
+    inverse = np.array([index.setdefault((b.tobytes(), int(c)), len(index)) for b, c in keys], np.int64)
+    _, firsts = np.unique(inverse, return_index=True)  # each key's first turn, keys in order of appearance
+    emg = np.empty((len(index), len(ROLLS)))
+    mwc = np.empty((len(index), len(ROLLS)))
+    kids = np.empty((len(index), len(ROLLS), 26), np.int8)
+    probs = np.empty((len(index), len(ROLLS), 5))
+    for lo in range(0, len(index), LUCK_CHUNK):
+        rows = firsts[lo : lo + LUCK_CHUNK]
+        rep, rolls = expand_rolls(boards[rows])
+        children, offsets = children_batch(rep, rolls)
+        child_probs = evaluate_boards(ev, children)
+        of = np.repeat(np.repeat(context_of[rows], len(ROLLS)), np.diff(offsets))
+        values, values_mwc = values_after_play(met, children, child_probs, of, contexts, model)
+        best = segment_best(values, offsets)  # the mover's best play at the score, as gnubg picks it
+        part = slice(lo, lo + len(rows))
+        emg[part] = values[best].reshape(len(rows), len(ROLLS))
+        mwc[part] = values_mwc[best].reshape(len(rows), len(ROLLS))
+        kids[part] = children[best].reshape(len(rows), len(ROLLS), 26)
+        probs[part] = child_probs[best].reshape(len(rows), len(ROLLS), 5)
+        _advance(bar, len(rows))
+    _advance(bar, n - len(index))  # repeated positions (openings) cost nothing more
+    emg, mwc = emg[inverse], mwc[inverse]
+    played = kids[inverse].reshape(-1, 26)  # each turn's 21 best plays, row by row
+    played_probs = probs[inverse].reshape(-1, 5)
     mean_emg, mean_mwc = (emg * ROLL_WEIGHTS).sum(axis=1), (mwc * ROLL_WEIGHTS).sum(axis=1)
     opening = np.flatnonzero([t.opening for t in turns])
     if len(opening):  # the 30 ways an opening can go: the mover's 15 non-doubles, and the opponent's
         picked = (opening[:, None] * len(ROLLS) + np.arange(len(ROLLS))).ravel()
         theirs_emg, theirs_mwc = values_on_roll(
-            met, kids[picked], probs[picked], np.repeat(context_of[opening], len(ROLLS)), contexts, model
+            met, played[picked], played_probs[picked], np.repeat(context_of[opening], len(ROLLS)), contexts, model
         )
         theirs_emg, theirs_mwc = theirs_emg.reshape(-1, len(ROLLS)), theirs_mwc.reshape(-1, len(ROLLS))
         mean_emg[opening] = ((emg[opening] + theirs_emg) * OPENING_WEIGHTS).sum(axis=1) / 2
