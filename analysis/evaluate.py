@@ -174,39 +174,7 @@ def values_after_play(
     probabilities; row ``i`` was played with the mover's cube ``contexts[context_of[i]]``; ``met``
     is needed where a context is at a match score, ``model`` is the money cube model.
     """
-    n = len(kids)
-    emg = np.empty(n)
-    mwc = np.full(n, np.nan)
-    if n == 0:
-        return emg, mwc
-    money = np.array([contexts[k].match is None for k in range(len(contexts))], bool)[context_of]
-    if money.any():
-        rows = np.flatnonzero(money)
-        theirs = [contexts[k].opponent for k in range(len(contexts))]
-        states = np.array([str(theirs[k].state) for k in context_of[rows]])
-        rules = np.array([2 * contexts[k].jacoby + contexts[k].beavers for k in context_of[rows]])
-        for rule in np.unique(rules):
-            part = rows[rules == rule]
-            d = model.decide(
-                kids[part], opp_probs[part], states[rules == rule], jacoby=bool(rule & 2), beavers=bool(rule & 1)
-            )
-            emg[part] = -d.equity
-    if (~money).any():
-        assert met is not None
-        rows = np.flatnonzero(~money)
-        lives = cube_lives(kids[rows])
-        for k in np.unique(context_of[rows]):
-            mine = contexts[int(k)].match
-            assert mine is not None
-            theirs_cube = mine.flipped()
-            sel = np.flatnonzero(context_of[rows] == k)
-            part = rows[sel]
-            x = np.array(
-                [match_cube_lives(lives[j], opp_probs[i], theirs_cube.state)[0] for i, j in zip(part, sel, strict=True)]
-            )
-            mwc[part] = 1.0 - cubeful_mwc(opp_probs[part], met, theirs_cube, x)
-            emg[part] = mwc_to_equity(mwc[part], met, mine)
-    return emg, mwc
+    return _cubeful_values(met, kids, opp_probs, context_of, contexts, model, mover_on_roll=False)
 
 
 def values_on_roll(
@@ -223,22 +191,38 @@ def values_on_roll(
     From the start position the opponent's play of a roll leaves the mirror image of the mover's play
     of it, which the mover then faces on roll: the board and probabilities of the side on roll are the same.
     """
+    return _cubeful_values(met, kids, opp_probs, context_of, contexts, model, mover_on_roll=True)
+
+
+def _cubeful_values(
+    met: MatchEquityTable | None,
+    kids: np.ndarray,
+    probs: np.ndarray,
+    context_of: np.ndarray,
+    contexts: Sequence[CubeContext],
+    model: MoneyCubeModel,
+    mover_on_roll: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mover's (EMG, MWC or nan) at ``kids``, whose side on roll has ``probs``: the mover itself when
+    ``mover_on_roll``, else its opponent (the mover's cube ``contexts[context_of[i]]`` seen from that side)."""
     n = len(kids)
     emg = np.empty(n)
     mwc = np.full(n, np.nan)
     if n == 0:
         return emg, mwc
+    sign = 1.0 if mover_on_roll else -1.0
     money = np.array([contexts[k].match is None for k in range(len(contexts))], bool)[context_of]
     if money.any():
         rows = np.flatnonzero(money)
-        states = np.array([str(contexts[k].state) for k in context_of[rows]])
+        on_roll = [c if mover_on_roll else c.opponent for c in contexts]
+        states = np.array([str(on_roll[k].state) for k in context_of[rows]])
         rules = np.array([2 * contexts[k].jacoby + contexts[k].beavers for k in context_of[rows]])
         for rule in np.unique(rules):
             part = rows[rules == rule]
             d = model.decide(
-                kids[part], opp_probs[part], states[rules == rule], jacoby=bool(rule & 2), beavers=bool(rule & 1)
+                kids[part], probs[part], states[rules == rule], jacoby=bool(rule & 2), beavers=bool(rule & 1)
             )
-            emg[part] = d.equity
+            emg[part] = sign * d.equity
     if (~money).any():
         assert met is not None
         rows = np.flatnonzero(~money)
@@ -246,12 +230,12 @@ def values_on_roll(
         for k in np.unique(context_of[rows]):
             mine = contexts[int(k)].match
             assert mine is not None
+            cube = mine if mover_on_roll else mine.flipped()  # the cube as the side on roll holds it
             sel = np.flatnonzero(context_of[rows] == k)
             part = rows[sel]
-            x = np.array(
-                [match_cube_lives(lives[j], opp_probs[i], mine.state)[0] for i, j in zip(part, sel, strict=True)]
-            )
-            mwc[part] = cubeful_mwc(opp_probs[part], met, mine, x)
+            x = np.array([match_cube_lives(lives[j], probs[i], cube.state)[0] for i, j in zip(part, sel, strict=True)])
+            on_roll_mwc = cubeful_mwc(probs[part], met, cube, x)
+            mwc[part] = on_roll_mwc if mover_on_roll else 1.0 - on_roll_mwc
             emg[part] = mwc_to_equity(mwc[part], met, mine)
     return emg, mwc
 
