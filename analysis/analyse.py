@@ -57,13 +57,13 @@ def analyse_file(
 
 
 def match_result(r: MatchReplay, met: MatchEquityTable) -> tuple[float, float]:
-    """Each player's result: points won (money), or, as gnubg counts it, the MWC the match gained: 1 or 0 for a
-    finished match (else the MWC at the final score) minus the MWC at the score its first game started from."""
+    """Each player's result, as gnubg counts it: in money the points won minus the points lost; in a match the MWC
+    gained: 1 or 0 for a finished match (else the MWC at the final score) minus the MWC at its first game's score."""
     score = [0, 0]
     for g in r.games:
         score[g.winner] += g.points
     if not r.length:
-        return float(score[0]), float(score[1])
+        return float(score[0] - score[1]), float(score[1] - score[0])
     first, last = r.games[0], r.games[-1]
     start = met.mwc(r.length - first.score[0], r.length - first.score[1], crawford=first.crawford)
     final = [last.score[0], last.score[1]]

@@ -468,7 +468,7 @@ def analyse_cube(
         probs[missing] = plies_probabilities(ev, boards[missing], plies, progress=lambda k: _advance(bar, k), pool=pool)
     out: list[CubeDecisionAnalysis] = []
     money = [i for i, t in enumerate(turns) if t.cube.match is None]
-    triples: dict[int, tuple[ProperAction, float, float, float, float, tuple[float, float, float] | None]] = {}
+    triples: dict[int, tuple[ProperAction, float, float, float, tuple[float, float, float] | None]] = {}
     for jacoby in (False, True):
         for beavers in (False, True):
             rows = [i for i in money if turns[i].cube.jacoby == jacoby and turns[i].cube.beavers == beavers]
@@ -478,15 +478,14 @@ def analyse_cube(
             d = model.decide(boards[rows], probs[rows], states, jacoby=jacoby, beavers=beavers)
             for k, i in enumerate(rows):
                 one = d[k]
-                beaver = one.double_beaver if one.double_beaver is not None else np.inf
-                triples[i] = (money_proper_action(one), one.no_double, one.double_take, one.double_pass, beaver, None)
+                triples[i] = (money_proper_action(one), one.no_double, one.double_take, one.double_pass, None)
     for i, t in enumerate(turns):
         if t.cube.match is not None:
             assert met is not None
             a = match_cube_advice(boards[i], probs[i], met, t.cube.match)
             assert a.double_take is not None and a.double_pass is not None and a.mwc is not None
             mwcs = (a.mwc[0], float(a.mwc[1] or 0.0), float(a.mwc[2] or 0.0))
-            triples[i] = (a.action, a.no_double, a.double_take, a.double_pass, np.inf, mwcs)
+            triples[i] = (a.action, a.no_double, a.double_take, a.double_pass, mwcs)
         out.append(_judge(t, *triples[i]))
     return out
 
@@ -497,20 +496,18 @@ def _judge(
     nd: float,
     dt: float,
     dp: float,
-    db: float,
     mwcs: tuple[float, float, float] | None,
 ) -> CubeDecisionAnalysis:
     """The doubler's and the taker's errors at one cube turn (equities the doubler's, EMG per unit of the cube).
 
-    The doubler's equity after a double is the taker's best answer (take, pass or, where allowed,
-    beaver); the right action is the better of that and no double.
+    As gnubg's analysis judges them: the doubler's equity after a double is the smaller of
+    double/take and double/pass, the right action the better of that and no double; a beaver is
+    not judged (gnubg keeps no statistic for it), so it enters neither side's error.
     """
-    answers = {Action.TAKE: dt, Action.PASS: dp}
-    if t.cube.beavers and np.isfinite(db):
-        answers[Action.BEAVER] = db
-    best_answer = min(answers.values())
+    best_answer = min(dt, dp)
     optimal = max(nd, best_answer)
-    outcome = {Action.TAKE: 1, Action.BEAVER: 1, Action.PASS: 2}  # index into ``mwcs``: nd, dt, dp
+    answers = {Action.TAKE: dt, Action.PASS: dp}
+    outcome = {Action.TAKE: 1, Action.PASS: 2}  # index into ``mwcs``: nd, dt, dp
     best_outcome = 1 if dt <= dp else 2
 
     def units(error: float, high: int, low: int) -> float:
@@ -527,7 +524,7 @@ def _judge(
             too_good = proper.name.startswith("TOO_GOOD")
             doubler_kind = CubeError.WRONG_DOUBLE_ABOVE_TG if too_good else CubeError.WRONG_DOUBLE_BELOW_DP
         assert t.response is not None
-        taker_error = answers.get(t.response, dt) - best_answer
+        taker_error = answers[t.response] - best_answer if t.response in answers else 0.0
         if taker_error > 0:
             taker_units = units(taker_error, outcome[t.response], best_outcome)
             taker_kind = CubeError.WRONG_PASS if t.response is Action.PASS else CubeError.WRONG_TAKE

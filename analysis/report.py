@@ -87,6 +87,12 @@ def summary_rows(m: MatchAnalysis | None, players: tuple[PlayerSummary, PlayerSu
     def units(value: float) -> str:
         return f"{value:+.3f}" if money else f"{100 * value:+.2f}%"
 
+    def rate(value: float | None, per: float | None, sign: str = "") -> str:
+        """An mEMG rate with its points or MWC per decision in brackets, as gnubg prints them."""
+        if value is None or per is None:
+            return "n/a"
+        return f"{value:{sign}.1f} ({per:{sign}.3f})" if money else f"{value:{sign}.1f} ({100 * per:{sign}.3f}%)"
+
     def row(label: str, fn: Any) -> list[str]:
         return [label, fn(a), fn(b)]
 
@@ -98,11 +104,13 @@ def summary_rows(m: MatchAnalysis | None, players: tuple[PlayerSummary, PlayerSu
             lambda p: f"{p.checker_marks.doubtful} / {p.checker_marks.bad} / {p.checker_marks.very_bad}",
         ),  # fmt: skip
         row(f"Checker error EMG ({unit})", lambda p: f"{-p.checker_error:+.3f} ({units(-p.checker_error_units)})"),
-        row("Checker error rate mEMG", lambda p: _rate(p.checker_rate)),
+        row(f"Checker error rate mEMG ({unit})", lambda p: rate(p.checker_rate, p.checker_rate_units)),
         row("Checker rating", lambda p: p.checker_rating.value if p.checker_rating else "n/a"),
         row("Cube decisions (close or actual)", lambda p: str(p.cube_decisions)),
         row("Doubles / takes / passes", lambda p: f"{p.doubles} / {p.takes} / {p.passes}"),
     ]
+    if any(p.beavers for p in players):
+        rows.append(row("Beavers (not judged)", lambda p: str(p.beavers)))
     kinds = {e.kind for p in players for e in p.cube_errors}
     for kind in [k for k in CubeError if k in kinds]:
 
@@ -113,14 +121,14 @@ def summary_rows(m: MatchAnalysis | None, players: tuple[PlayerSummary, PlayerSu
         rows.append(row(f"  {kind.value.capitalize()}", cell))
     rows += [
         row(f"Cube error EMG ({unit})", lambda p: f"{-p.cube_error:+.3f} ({units(-p.cube_error_units)})"),
-        row("Cube error rate mEMG", lambda p: _rate(p.cube_rate)),
+        row(f"Cube error rate mEMG ({unit})", lambda p: rate(p.cube_rate, p.cube_rate_units)),
         row("Cube rating", lambda p: p.cube_rating.value if p.cube_rating else "n/a"),
         row("Very lucky / lucky rolls", lambda p: f"{p.luck_marks.very_lucky} / {p.luck_marks.lucky}"),
         row("Unlucky / very unlucky rolls", lambda p: f"{p.luck_marks.unlucky} / {p.luck_marks.very_unlucky}"),
         row(f"Luck EMG ({unit})", lambda p: f"{p.luck:+.3f} ({units(p.luck_units)})"),
-        row("Luck rate mEMG per move", lambda p: "n/a" if p.luck_rate is None else f"{p.luck_rate:+.1f}"),
+        row(f"Luck rate mEMG ({unit}) per move", lambda p: rate(p.luck_rate, p.luck_rate_units, "+")),
         row("Luck rating", lambda p: p.luck_rating.value if p.luck_rating else "n/a"),
-        row("Overall error rate mEMG", lambda p: _rate(p.overall_rate)),
+        row(f"Overall error rate mEMG ({unit})", lambda p: rate(p.overall_rate, p.overall_rate_units)),
         row("PR", lambda p: _rate(p.pr, 2)),
         row("Overall rating", lambda p: p.overall_rating.value if p.overall_rating else "n/a"),
         row(f"Result ({'points' if money else 'match'})", lambda p: units(p.result)),

@@ -110,6 +110,12 @@ class PlayerSummary:
     overall_rating: Rating | None
     luck_rate: float | None = None  # mEMG of luck per move (every roll, forced moves and dances included)
     luck_rating: LuckRating | None = None  # gnubg's rating of that rate
+    # The same rates in points (money) or MWC (match) per decision, as gnubg prints them in brackets.
+    checker_rate_units: float | None = None
+    cube_rate_units: float | None = None
+    overall_rate_units: float | None = None
+    luck_rate_units: float | None = None
+    beavers: int = 0  # doubles answered with a beaver (money): not judged, as gnubg
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,11 @@ def _rate(error: float, count: int) -> float | None:
     return 1000.0 * error / count if count else None
 
 
+def _units_rate(units: float, count: int) -> float | None:
+    """Points (money) or MWC (match) per decision, None without a decision."""
+    return units / count if count else None
+
+
 def summarise_player(
     player: int, name: str, games: Sequence[GameAnalysis], result: float, opponent_luck_units: float
 ) -> PlayerSummary:
@@ -179,7 +190,9 @@ def summarise_player(
     moves = [d for g in games for d in g.checker if d.player == player]
     unforced = [d for d in moves if not d.forced]
     doubling = [c for g in games for c in g.cube if c.player == player]
-    taking = [c for g in games for c in g.cube if c.player != player and c.doubled]
+    # a beaver is not judged, nor counted as a cube decision (as gnubg's statistics)
+    answered = [c for g in games for c in g.cube if c.player != player and c.doubled]
+    taking = [c for c in answered if c.response is not Action.BEAVER]
     counted = [c for c in doubling if c.close]
     kinds: dict[CubeError, list[tuple[float, float]]] = {}
     for c in doubling:
@@ -194,7 +207,9 @@ def summarise_player(
         if kind in kinds
     )
     checker_error = sum(d.error for d in moves)
+    checker_units = sum(d.error_units for d in moves)
     cube_error = sum(c.doubler_error for c in doubling) + sum(c.taker_error for c in taking)
+    cube_units = sum(c.doubler_error_units for c in doubling) + sum(c.taker_error_units for c in taking)
     cube_count = len(counted) + len(taking)
     marks = [d.luck.mark for d in moves]
     luck = sum(d.luck.equity for d in moves)
@@ -208,15 +223,15 @@ def summarise_player(
         unforced_moves=len(unforced),
         checker_marks=MarkCounts.of([d.skill for d in moves]),
         checker_error=checker_error,
-        checker_error_units=sum(d.error_units for d in moves),
+        checker_error_units=checker_units,
         cube_decisions=cube_count,
         doubles=sum(c.doubled for c in doubling),
-        takes=sum(c.response in (Action.TAKE, Action.BEAVER) for c in taking),
+        takes=sum(c.response is Action.TAKE for c in taking),
         passes=sum(c.response is Action.PASS for c in taking),
         cube_errors=cube_errors,
         cube_marks=MarkCounts.of([c.doubler_skill for c in doubling] + [c.taker_skill for c in taking]),
         cube_error=cube_error,
-        cube_error_units=sum(c.doubler_error_units for c in doubling) + sum(c.taker_error_units for c in taking),
+        cube_error_units=cube_units,
         luck_marks=LuckCounts(
             marks.count(LuckMark.VERY_LUCKY),
             marks.count(LuckMark.LUCKY),
@@ -236,4 +251,9 @@ def summarise_player(
         overall_rating=None if overall_rate is None else rating_of(overall_rate),
         luck_rate=_rate(luck, len(moves)),
         luck_rating=luck_rating_of(luck / len(moves)) if moves else None,
+        checker_rate_units=_units_rate(checker_units, len(unforced)),
+        cube_rate_units=_units_rate(cube_units, cube_count),
+        overall_rate_units=_units_rate(checker_units + cube_units, len(unforced) + cube_count),
+        luck_rate_units=_units_rate(luck_units, len(moves)),
+        beavers=len(answered) - len(taking),
     )

@@ -65,13 +65,17 @@ class Correlation:
 
 @dataclass(frozen=True)
 class PlayerRates:
-    """One player of one file: checker error rates (mEMG per unforced move) by gnubg and by us."""
+    """One player of one file: checker error rates (mEMG per unforced move) by gnubg and by us, and the same in
+    points (money) or MWC (match) per unforced move."""
 
     file: str
     name: str
     unforced: int
     gnubg: float
     ours: float
+    gnubg_units: float
+    ours_units: float
+    match: bool  # units are MWC (else points)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class Agreement:
     luck: Correlation
     rates: Correlation
     mean_rate_gap: float
+    mwc_rates: Correlation  # the match players' checker error rates in MWC per unforced move, gnubg's and ours
     players: tuple[PlayerRates, ...]
     cube: dict[str, tuple[int, int]]
     close_cube: tuple[int, int]
@@ -120,6 +125,19 @@ def printed_checker_rates(entry: dict[str, Any]) -> list[float]:
     """gnubg's checker error rates of X and O as ``show statistics match`` prints them (mEMG per unforced move)."""
     rows = [cells for label, *cells in entry["statistics"] if label == "Error rate"]
     return _numbers(rows[0]) if rows else []
+
+
+def printed_checker_units_rates(entry: dict[str, Any]) -> list[float]:
+    """gnubg's checker error rates of X and O in points (money) or MWC (match) per unforced move (bracketed)."""
+    rows = [cells for label, *cells in entry["statistics"] if label == "Error rate"]
+    if not rows:
+        return []
+    out = []
+    for cell in rows[0]:
+        if cell.startswith("("):
+            text = cell.strip("() ")
+            out.append(abs(float(text.rstrip("%"))) / (100.0 if text.endswith("%") else 1.0))
+    return out
 
 
 def _numbers(cells: list[str]) -> list[float]:
@@ -240,11 +258,23 @@ def agreement(plies: int, files: list[str] | None = None, folder: Path = FOLDER)
                     cube[kind.value][0] += int(stats.get(name, 0))
                 close[0] += int(stats.get("cube close-cube", 0))
         printed = printed_checker_rates(entry)
+        printed_units = printed_checker_units_rates(entry)
         for side, key in ((0, "X"), (1, "O")):
             p = match.players[side]
             n = sum(int(g["stats"].get(key, {}).get("moves unforced-moves", 0)) for g in entry["games"])
-            if n and p.checker_rate is not None and len(printed) == 2:
-                players.append(PlayerRates(entry["file"], p.name, n, printed[side], p.checker_rate))
+            if n and p.checker_rate is not None and p.checker_rate_units is not None and len(printed) == 2:
+                players.append(
+                    PlayerRates(
+                        entry["file"],
+                        p.name,
+                        n,
+                        printed[side],
+                        p.checker_rate,
+                        printed_units[side],
+                        p.checker_rate_units,
+                        bool(entry["length"]),
+                    )
+                )
             for e in p.cube_errors:
                 cube[e.kind.value][1] += e.count
             close[1] += p.cube_decisions
@@ -266,6 +296,9 @@ def agreement(plies: int, files: list[str] | None = None, folder: Path = FOLDER)
         luck=Correlation.of(np.array(gnubg_luck), np.array(our_luck)),
         rates=Correlation.of(rates_g, rates_o),
         mean_rate_gap=float(np.mean(np.abs(rates_g - rates_o))),
+        mwc_rates=Correlation.of(
+            np.array([p.gnubg_units for p in players if p.match]), np.array([p.ours_units for p in players if p.match])
+        ),
         players=tuple(players),
         cube={k: (v[0], v[1]) for k, v in cube.items()},
         close_cube=(close[0], close[1]),

@@ -123,13 +123,15 @@ CASES = [
     (True, Action.TAKE, ProperAction.DOUBLE_PASS, 0.8, 1.2, None, 0.0, CubeError.WRONG_TAKE, 0.2),
     (True, Action.PASS, ProperAction.DOUBLE_TAKE, 0.3, 0.5, None, 0.0, CubeError.WRONG_PASS, 0.5),
     (False, None, ProperAction.NO_DOUBLE_TAKE, 0.3, 0.2, None, 0.0, None, 0.0),
+    # a beaver (DT < 0) is not judged, and the doubler's error ignores it: gnubg's DT - max(ND, DT), not 2 DT
+    (True, Action.BEAVER, ProperAction.NO_DOUBLE_BEAVER, -0.1, -0.15, CubeError.WRONG_DOUBLE_BELOW_DP, 0.05, None, 0.0),
 ]
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_cube_errors_are_classified_as_gnubg_does(case: tuple[Any, ...]) -> None:
     doubled, response, proper, nd, dt, kind, error, taker_kind, taker_error = case
-    c = _judge(_cube_turn(doubled, response), proper, nd, dt, 1.0, np.inf, None)
+    c = _judge(_cube_turn(doubled, response), proper, nd, dt, 1.0, None)
     assert c.doubler_kind is kind and c.doubler_error == pytest.approx(error)
     assert c.taker_kind is taker_kind and c.taker_error == pytest.approx(taker_error)
     assert c.doubler_error_units == pytest.approx(error)  # money: points at cube 1
@@ -158,6 +160,29 @@ def test_rating_bands_in_order() -> None:
 WORKED_EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_analysis" / "gnubg_05pt_s09.mat"
 
 
+BEAVERS = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_sgf" / "money_beavers.mat"
+
+
+def test_a_money_session_counts_as_gnubg_counts_it(ev: Evaluator) -> None:
+    """Results net (points won minus lost, zero-sum); a beaver neither judged nor counted as a take or decision."""
+    analysis = analyse_file(BEAVERS, ev, 0, published_met(), "shipped", progress=False)
+    (m,) = analysis.matches
+    won = [sum(g.points for g in m.games if g.winner == k) for k in (0, 1)]
+    a, b = m.players
+    assert (a.result, b.result) == (won[0] - won[1], won[1] - won[0]) and a.result != 0
+    assert a.luck_adjusted_result == pytest.approx(-b.luck_adjusted_result)
+    (beaver,) = [c for g in m.games for c in g.cube if c.response is Action.BEAVER]
+    taker = m.players[1 - beaver.player]
+    assert taker.beavers == 1 and beaver.taker_error == 0.0 and beaver.taker_kind is None
+    answered = [c for g in m.games for c in g.cube if c.doubled and c.player == beaver.player]
+    assert taker.takes + taker.passes == len(answered) - 1
+    assert beaver.doubler_error == pytest.approx(max(beaver.no_double, beaver.double_take) - beaver.double_take)
+    for p in m.players:
+        assert p.checker_rate_units == pytest.approx(p.checker_error_units / p.unforced_moves)
+        assert p.cube_rate_units == pytest.approx(p.cube_error_units / p.cube_decisions)
+        assert p.luck_rate_units == pytest.approx(p.luck_units / p.moves)
+
+
 def test_a_match_won_from_the_start_gains_half_the_match_as_gnubg_counts_it(ev: Evaluator) -> None:
     """gnubg's match result is the MWC gained since the first game's score: +50% and -50% from 0-0."""
     analysis = analyse_file(WORKED_EXAMPLE, ev, 0, published_met(), "shipped", progress=False)
@@ -167,6 +192,9 @@ def test_a_match_won_from_the_start_gains_half_the_match_as_gnubg_counts_it(ev: 
     for p in (winner, loser):
         assert p.luck_rate == pytest.approx(1000 * p.luck / p.moves)
         assert p.luck_rating is luck_rating_of(p.luck / p.moves)
+        assert p.luck_rate_units == pytest.approx(p.luck_units / p.moves)  # MWC per move
+        both = p.checker_error_units + p.cube_error_units
+        assert p.overall_rate_units == pytest.approx(both / (p.unforced_moves + p.cube_decisions))
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ def found() -> Agreement:
         f"\nagreement at 0 ply: {result.unforced} unforced moves; bad or very bad: gnubg {result.marked_gnubg}, "
         f"ours {result.marked_ours}, both {result.marked_both} (overlap {result.overlap:.2f}); "
         f"errors r={result.errors.r:.3f}, luck r={result.luck.r:.3f}, player rates r={result.rates.r:.3f} "
+        f"(in MWC r={result.mwc_rates.r:.3f}) "
         f"(mean gap {result.mean_rate_gap:.1f} mEMG); cube {result.cube}; close {result.close_cube}; "
         f"no double r={result.cube_no_double.r:.3f}, margin r={result.cube_margin.r:.3f}, "
         f"same verdict {result.cube_same_double:.3f}"
@@ -56,6 +57,12 @@ def test_an_opening_rolls_luck_is_judged_as_gnubg_judges_it(found: Agreement) ->
 def test_player_error_rates_side_by_side(found: Agreement) -> None:
     assert found.rates.n >= 50 and found.rates.low > 0.95
     assert found.mean_rate_gap < 12.0
+
+
+def test_player_error_rates_in_mwc_side_by_side(found: Agreement) -> None:
+    """gnubg's bracketed rates at a match score: MWC per unforced move (0-ply: r 0.989, slope 1.01)."""
+    assert found.mwc_rates.n >= 40 and found.mwc_rates.low > 0.95
+    assert 0.85 < found.mwc_rates.slope < 1.15
 
 
 def test_cube_error_classes_are_counted_alike(found: Agreement) -> None:
