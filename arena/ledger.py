@@ -12,7 +12,9 @@ blocks in flight; a last line cut short by the kill is ignored. Blocks are playe
 dice, so the blocks a resumed run adds are exactly those an uninterrupted run would have played.
 
 A match tournament's identity adds the match length and the table (``match_length``, ``met``);
-its lines are match blocks (:class:`arena.matches.MatchBlockResult`).
+its lines are match blocks (:class:`arena.matches.MatchBlockResult`). A luck-adjusted one records
+the luck net by its digest too (``luck_net``), so its luck is never judged by two nets; a ledger
+written before that (no ``luck_net``) is continued as it was written.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ import numpy as np
 from arena.games import BlockResult
 from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
-from nets.weights import write_atomic
+from nets.weights import weights_digest, write_atomic
 from players.specs import checker_identity
+from weights import DEFAULT_WEIGHTS
 
 Block = BlockResult | MatchBlockResult
 
@@ -57,6 +60,7 @@ def describe(cfg: Any) -> dict[str, Any]:
     }
     if cfg.luck_weights is not None:  # ledgers without the luck adjustment keep the identity they had
         identity["luck_weights"] = cfg.luck_weights
+        identity["luck_net"] = _luck_digest(cfg.luck_weights)
     if cfg.luck_screen is not None:  # nor do ledgers whose luck judges every play
         identity["luck_screen"] = cfg.luck_screen
     if cfg.match_length:  # money ledgers keep the identity they had before matches
@@ -64,6 +68,24 @@ def describe(cfg: Any) -> dict[str, Any]:
         if cfg.luck_weights is not None:  # match luck judged an opening roll against all 21 rolls before this
             identity["opening_luck"] = "the 15 non-doubles"
     return identity
+
+
+def _luck_digest(weights: str) -> str:
+    """The digest of the luck adjustment's net (``""``: the shipped net); InvalidSpec if it cannot be read."""
+    path = Path(weights) if weights else DEFAULT_WEIGHTS
+    try:
+        return weights_digest(path)
+    except OSError as error:
+        raise InvalidSpec(f"--luck {weights!r}: cannot read weights {str(path)!r} ({error.strerror})") from None
+
+
+def same_tournament(found: Any, cfg: Any) -> bool:
+    """Whether a ledger header's ``tournament`` entry is ``cfg``'s identity (a ledger from before luck digests
+    matches without one)."""
+    expected = describe(cfg)
+    if isinstance(found, dict) and "luck_net" not in found:
+        expected.pop("luck_net", None)
+    return found == expected
 
 
 def _nets_text(nets: Any) -> str:
@@ -112,8 +134,8 @@ def load(
     if isinstance(header, dict) and isinstance(header.get("tournament"), dict):
         header["tournament"].pop("games", None)  # ledgers written before the length left the identity
     expected = describe(cfg)
-    if header != {"tournament": expected}:
-        found = header.get("tournament") if isinstance(header, dict) else None
+    found = header.get("tournament") if isinstance(header, dict) else None
+    if not same_tournament(found, cfg):
         if isinstance(found, dict) and "nets" not in found:
             raise InvalidSpec(
                 f"{option} {str(path)!r} records no digests of its nets (written before ledgers did): "
@@ -131,6 +153,11 @@ def load(
                     f"{option} {str(path)!r} holds {kept} games and these are {asked}: "
                     f"{'add' if kept == 'luck-adjusted' else 'drop'} --luck, or start a new ledger"
                 )
+        if isinstance(found, dict) and found.get("luck_net", expected.get("luck_net")) != expected.get("luck_net"):
+            raise InvalidSpec(
+                f"{option} {str(path)!r} was luck-adjusted by another net ({found['luck_net']}; this luck net is "
+                f"{expected.get('luck_net')}): start a new ledger, or give --luck the weights it was played with"
+            )
         if isinstance(found, dict) and found.get("luck_screen") != expected.get("luck_screen"):
             kept_screen = found.get("luck_screen") or 0
             raise InvalidSpec(

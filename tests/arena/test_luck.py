@@ -17,7 +17,9 @@ from engine import Position
 from engine.batch import children_batch
 from engine.errors import InvalidSpec
 from nets.lookahead import ROLL_WEIGHTS, ROLLS
+from nets.weights import weights_digest
 from tests.arena.test_rollout import two_sided_sample
+from weights import DEFAULT_WEIGHTS
 
 
 def _run(a: str, a_cube: str, b: str, b_cube: str, games: int, seed: int, cubeful: bool) -> tuple:
@@ -173,6 +175,26 @@ def test_blocks_with_luck_survive_the_ledger_and_old_ledgers_still_load(tmp_path
     del block["luck_seat0"]
     old = ledger.block_from_json(block)
     assert isinstance(old, BlockResult) and old.luck_seat0 is None
+
+
+def test_a_ledger_knows_its_luck_net_by_digest(tmp_path: Path) -> None:
+    """The luck net is recorded by content: a ledger luck-adjusted by another net is refused (its luck would mix two
+    nets' judgements); a ledger from before luck digests (no ``luck_net``) is continued as written."""
+    cfg = TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("net@0"), 4, 2, Rules(), block_pairs=2, luck_weights="")
+    path = tmp_path / "ledger.jsonl"
+    run_tournament(cfg, progress=False, checkpoint=path)
+    header, *blocks = path.read_text().splitlines()
+    tournament = json.loads(header)["tournament"]
+    assert tournament["luck_net"] == weights_digest(DEFAULT_WEIGHTS)
+    other = dict(tournament, luck_net="sha256:0123456789abcdef")
+    path.write_text("\n".join([json.dumps({"tournament": other}), *blocks]) + "\n")
+    with pytest.raises(InvalidSpec, match="luck-adjusted by another net .sha256:0123456789abcdef"):
+        ledger.load(path, cfg)
+    legacy = {k: v for k, v in tournament.items() if k != "luck_net"}
+    path.write_text("\n".join([json.dumps({"tournament": legacy}), *blocks]) + "\n")
+    assert len(ledger.load(path, cfg)) == len(blocks)
+    with pytest.raises(InvalidSpec, match="--luck 'missing.jgw': cannot read weights"):
+        ledger.describe(TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("net@0"), 4, luck_weights="missing.jgw"))
 
 
 def test_a_screened_luck_is_part_of_the_ledgers_identity(tmp_path: Path) -> None:
