@@ -425,34 +425,39 @@ def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], pl
 def moves_mwc_json(
     ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int, met: MatchEquityTable, cube: MatchCube
 ) -> list[dict[str, Any]]:
-    """Every legal play ranked by the mover's MWC at the match score (mover's view).
+    """Every legal play ranked by the mover's MWC at the match score (mover's view), as gnubg's hint ranks them.
 
     ``mwc`` is cubeful, gnubg's model (x by each child's class) with the opponent on roll at the same cube:
-    one minus the opponent's cubeful MWC; ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC.
+    one minus the opponent's cubeful MWC; ``equity`` is that MWC normalised (the figure gnubg's filter
+    keeps plays within 0.16 of), ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC. The plays
+    looked at deeper rank first.
     """
-    ranked = rank_moves(ev, position, dice, plies)
-    mover = np.stack([r.probabilities for r in ranked])
-    opponent = flip_probabilities(mover)
     theirs = cube.flipped()
-    lives = cube_lives(np.stack([r.position.array for r in ranked]))
-    x = np.array([match_cube_lives(life, p, theirs.state)[0] for life, p in zip(lives, opponent, strict=True)])
-    mwc = 1.0 - cubeful_mwc(opponent, met, theirs, x)
+
+    def cubeful(mover: np.ndarray, kids: np.ndarray) -> np.ndarray:
+        opponent = flip_probabilities(mover)
+        lives = cube_lives(kids)
+        x = np.array([match_cube_lives(life, p, theirs.state)[0] for life, p in zip(lives, opponent, strict=True)])
+        return 1.0 - cubeful_mwc(opponent, met, theirs, x)
+
+    ranked = rank_moves(ev, position, dice, plies, value=lambda p, kids: mwc_to_equity(cubeful(p, kids), met, cube))
+    mover = np.stack([r.probabilities for r in ranked])
+    mwc = cubeful(mover, np.stack([r.position.array for r in ranked]))
     cubeless = cubeless_mwc(mover, met, cube)
-    order = sorted(range(len(ranked)), key=lambda i: -float(mwc[i]))
-    best = float(mwc[order[0]])
+    best = float(mwc[0])
     return [
         {
             "rank": k + 1,
-            "move": str(ranked[i].move),
-            "position_id": ranked[i].position.id,
-            "plies": ranked[i].plies,
-            "mwc": round(float(mwc[i]), 6),
-            "cubeless_mwc": round(float(cubeless[i]), 6),
-            "equity": round(ranked[i].equity, 6),
-            "difference": round(float(mwc[i]) - best, 6),
-            "probabilities": probabilities_json(ranked[i].probabilities),
+            "move": str(r.move),
+            "position_id": r.position.id,
+            "plies": r.plies,
+            "mwc": round(float(mwc[k]), 6),
+            "cubeless_mwc": round(float(cubeless[k]), 6),
+            "equity": round(r.equity, 6),
+            "difference": round(float(mwc[k]) - best, 6),
+            "probabilities": probabilities_json(r.probabilities),
         }
-        for k, i in enumerate(order)
+        for k, r in enumerate(ranked)
     ]
 
 

@@ -7,6 +7,7 @@ values pass between plies flipped to the side on roll.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,7 +158,8 @@ def evaluate_plies(ev: BoardEvaluator, boards: np.ndarray, plies: int, chunk: in
 
 @dataclass(frozen=True)
 class RankedMove:
-    """One candidate play: its move, resulting position, probabilities and equity for the mover."""
+    """One candidate play: its move, resulting position, the mover's probabilities, the mover's figure it was
+    ranked by (``equity``: :func:`rank_moves`' ``value``) and the depth it was evaluated at."""
 
     move: Move
     position: Position
@@ -166,11 +168,20 @@ class RankedMove:
     plies: int
 
 
-def rank_moves(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int = 0) -> list[RankedMove]:
+def rank_moves(
+    ev: BoardEvaluator,
+    position: Position,
+    dice: tuple[int, int],
+    plies: int = 0,
+    value: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> list[RankedMove]:
     """Every legal play of ``dice`` ranked best first, evaluated for the mover at ``plies``.
 
-    Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are
-    looked at deeper; the rest keep their 0-ply figures and rank after them.
+    ``value`` maps the mover's probabilities (n, 5) and the plays' boards (n, 26, opponent's view)
+    to the figure the plays are filtered and ranked by, in equity units (default: the cubeless
+    money equity; at a match score, the normalised equity of the cubeful MWC, as gnubg filters).
+    Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are looked at
+    deeper; the rest keep their 0-ply figures and rank after them.
     """
     if position.is_over():
         raise InvalidPosition(f"position {position.id}: the game is over, there is no play to rank")
@@ -178,14 +189,18 @@ def rank_moves(ev: BoardEvaluator, position: Position, dice: tuple[int, int], pl
     kids = np.stack([c.array for _, c in plays])
     probs = flip_probabilities(ev.evaluate_boards(kids))
     depth = np.zeros(len(plays), np.int64)
-    eq = cubeless_equity(probs)
+
+    def figure(p: np.ndarray) -> np.ndarray:
+        return cubeless_equity(p) if value is None else np.asarray(value(p, kids), np.float64)
+
+    eq = figure(probs)
     if plies > 0 and len(plays) > 1:
         order = np.argsort(-eq, kind="stable")
         keep = [i for i in order[:FILTER_KEEP] if eq[i] >= eq[order[0]] - FILTER_MARGIN]
         deep = flip_probabilities(evaluate_plies(ev, kids[keep], plies))
         probs[keep] = deep
         depth[keep] = plies
-        eq = cubeless_equity(probs)
+        eq = figure(probs)
     ranked = sorted(range(len(plays)), key=lambda i: (-depth[i], -eq[i]))
     return [RankedMove(plays[i][0], plays[i][1], probs[i], float(eq[i]), int(depth[i])) for i in ranked]
 

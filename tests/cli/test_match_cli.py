@@ -137,6 +137,22 @@ def test_hint_at_a_score_ranks_by_mwc(capsys: pytest.CaptureFixture[str]) -> Non
     assert "2-away against 5-away" in text and "ranked by MWC" in text and "MWC:" in text
 
 
+def test_hint_at_a_score_looks_deeper_at_the_plays_gnubg_would(capsys: pytest.CaptureFixture[str]) -> None:
+    """At double match point gammons do not count: the filter for the deeper look is by the cubeful MWC (normalised),
+    not the money equity, so the safe play is looked at 1 ply too and no 0-ply play ranks above a 1-ply one."""
+    dmp = "7DwHA0Dn3QYAAA:cAnqAGAAMAAE"  # 7-point match at 6-6, 42 to play
+    code, js = run_json(capsys, "hint", dmp, "--plies", "1")
+    assert code == 0
+    plies = [mv["plies"] for mv in js["moves"]]
+    assert plies == sorted(plies, reverse=True)
+    deep = {mv["move"] for mv in js["moves"] if mv["plies"] == 1}
+    assert {"5/3 5/1", "4/off 3/1"} <= deep
+    code, flat = run_json(capsys, "hint", dmp)
+    best = flat["moves"][0]["equity"]
+    within = [mv["move"] for mv in flat["moves"] if mv["equity"] >= best - 0.16][:8]
+    assert deep == set(within)
+
+
 @pytest.mark.parametrize(
     ("command", "ident", "extra", "needle"),
     [
