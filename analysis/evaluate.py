@@ -56,7 +56,7 @@ from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.cube_advice import cube_lives, match_cube_advice
 from nets.lookahead import OPENING_WEIGHTS, ROLL_WEIGHTS, ROLLS, expand_rolls, filtered_candidates
-from nets.mlp import flip_probabilities
+from nets.mlp import cubeless_equity, flip_probabilities
 
 __all__ = [
     "Candidate",
@@ -212,8 +212,14 @@ def _cubeful_values(
         return emg, mwc
     sign = 1.0 if mover_on_roll else -1.0
     money = np.array([contexts[k].match is None for k in range(len(contexts))], bool)[context_of]
-    if money.any():
-        rows = np.flatnonzero(money)
+    dead = np.array([contexts[k].dead for k in range(len(contexts))], bool)[context_of]
+    if dead.any():  # no cube turn can come: the game is played out at this cube (Jacoby: no gammons while centred)
+        rows = np.flatnonzero(dead)
+        single = np.array([c.jacoby and c.state is CubeState.CENTERED for c in contexts], bool)[context_of[rows]]
+        emg[rows] = sign * np.where(single, 2.0 * probs[rows, 0] - 1.0, cubeless_equity(probs[rows]))
+    live = money & ~dead
+    if live.any():
+        rows = np.flatnonzero(live)
         on_roll = [c if mover_on_roll else c.opponent for c in contexts]
         states = np.array([str(on_roll[k].state) for k in context_of[rows]])
         rules = np.array([2 * contexts[k].jacoby + contexts[k].beavers for k in context_of[rows]])

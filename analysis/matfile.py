@@ -13,13 +13,17 @@ The layout read (every line is numbered for the error messages)::
 A numbered line holds at most two actions, the left column's (player 0) and the right column's
 (player 1); with one action only, its column is the side of the line it starts on. An action is
 a roll ``DD: play`` (play in the mover's numbering, 25 the bar, 0 off; nothing after the colon
-when the roll has no play), ``Doubles => N``, ``Takes``, ``Drops``, ``Beavers => N`` or
-``Wins N point(s)``. Plays are checked when the game is replayed (:mod:`analysis.replay`).
+when the roll has no play, or XG's ``Cannot Move``), ``Doubles => N``, ``Takes``, ``Drops``,
+``Beavers => N`` (a beaver, and a raccoon: the doubler's redouble after it) or ``Wins N point(s)``.
+A roll with nothing played before a resignation (gnubg writes ``52:  Wins 1 point`` in one column,
+XG ``52: ???``) is the roll alone: the replay ends the game at the ``Wins`` that follows. Plays
+are checked when the game is replayed (:mod:`analysis.replay`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules, read_record_text
@@ -35,6 +39,8 @@ _WINS_LINE = re.compile(r"^(\s*)Wins\b")
 # Where an action starts: a roll ``DD:`` or one of the cube and result words.
 _ACTION_START = re.compile(r"(?<!\S)(?:\d+:|Doubles\b|Takes\b|Accepts\b|Drops\b|Passes\b|Rejects\b|Beavers\b|Wins\b)")
 _ROLL = re.compile(r"^(\d+):\s*(.*)$")
+#: What XG writes after a roll in place of a play: "???" (rolled, then resigned), "Cannot Move" (a dance).
+_NO_PLAY = re.compile(r"^(?:\?{3,4}|Cannot\s+Move)$", re.IGNORECASE)
 _CUBE = re.compile(r"^(Doubles|Beavers)\s*=>\s*(\d+)$")
 _WINS = re.compile(r"^Wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?$", re.IGNORECASE)
 _RULE = re.compile(r'^;\s*\[(Jacoby|Beaver|CubeLimit)\s+"([^"]*)"\]', re.IGNORECASE)
@@ -103,7 +109,10 @@ def parse_mat(text: str, path: Path) -> MatchRecord:
     if expect_scores:
         raise InvalidRecord(f"{name}: the file ends after the header of game {current['number']}")
     games.append(_game(current))
-    return MatchRecord(path, names, length, tuple(games), _money_rules(rules, name) if length == 0 else MoneyRules())
+    money = _money_rules(rules, name) if length == 0 else MoneyRules()
+    if length == 0 and any(e.action is Action.BEAVER for g in games for e in g.events):
+        money = replace(money, beavers=True)  # the file holds a beaver: allowed, whatever its tag says
+    return MatchRecord(path, names, length, tuple(games), money)
 
 
 def _game(current: dict[str, object]) -> GameRecord:
@@ -114,7 +123,8 @@ def _game(current: dict[str, object]) -> GameRecord:
 
 
 def _money_rules(rules: dict[str, str], name: str) -> MoneyRules:
-    """The XG-style rule tags of a money session (absent: no Jacoby, no beavers, cube limit 4096)."""
+    """The XG-style rule tags of a money session (absent: no Jacoby, no beavers, cube limit 4096; gnubg's own
+    export writes none, so its sessions read as Jacoby off whatever gnubg played: the report says which rules)."""
     limit = rules.get("cubelimit", str(MAX_CUBE))
     if not limit.isdigit() or int(limit) < 1:
         raise InvalidRecord(f"{name}: CubeLimit {limit!r} is not a positive whole number")
@@ -140,11 +150,35 @@ def _line_events(line: str, where: str) -> list[Event]:
             f"{where}: expected a roll 'DD: move', 'Doubles => N', 'Takes', 'Drops', 'Beavers => N' or "
             f"'Wins N points', got {body.strip()!r}"
         )
-    if len(starts) > 2:
-        raise InvalidRecord(f"{where}: more than two actions on one line: {body.strip()!r}")
     cells = [body[a:b].strip() for a, b in zip(starts, [*starts[1:], len(body)], strict=True)]
-    columns = [0, 1] if len(cells) == 2 else [0 if offset + starts[0] < RIGHT_FROM else 1]
-    return [_event(cell, column, where) for cell, column in zip(cells, columns, strict=True)]
+    # gnubg writes a roll followed by a resignation as "52:  Wins 1 point" in one column: one cell
+    merged: list[tuple[int, str]] = []
+    for start, cell in zip(starts, cells, strict=True):
+        same_column = merged and (offset + merged[-1][0] < RIGHT_FROM) == (offset + start < RIGHT_FROM)
+        if merged and same_column and _WINS.match(cell) and _bare_roll(merged[-1][1]):
+            merged[-1] = (merged[-1][0], f"{merged[-1][1]} {cell}")
+        else:
+            merged.append((start, cell))
+    if len(merged) > 2:
+        raise InvalidRecord(f"{where}: more than two actions on one line: {body.strip()!r}")
+    cells = [cell for _, cell in merged]
+    columns = [0, 1] if len(cells) == 2 else [0 if offset + merged[0][0] < RIGHT_FROM else 1]
+    return [e for cell, column in zip(cells, columns, strict=True) for e in _events(cell, column, where)]
+
+
+def _bare_roll(cell: str) -> bool:
+    """Whether ``cell`` is a roll with nothing played (a dance, or a roll before a resignation)."""
+    roll = _ROLL.fullmatch(cell)
+    return roll is not None and (not roll.group(2).strip() or roll.group(2).strip().startswith("?"))
+
+
+def _events(cell: str, player: int, where: str) -> list[Event]:
+    """The action of one column's cell, by ``player`` (a roll followed by a resignation: the roll and the win)."""
+    roll = _ROLL.match(cell)
+    after = roll.group(2).strip().lstrip("?").strip() if roll else ""
+    if roll and _WINS.match(after):
+        return [_event(f"{roll.group(1)}:", player, where), _event(after, player, where)]
+    return [_event(cell, player, where)]
 
 
 def _event(cell: str, player: int, where: str) -> Event:
@@ -154,7 +188,9 @@ def _event(cell: str, player: int, where: str) -> Event:
         digits = roll.group(1)
         if len(digits) != 2 or not all("1" <= d <= "6" for d in digits):
             raise InvalidRecord(f"{where}: dice {digits!r} are not two dice 1-6 (expected e.g. '31: 8/5 6/5')")
-        return Event(player, Action.ROLL, where, dice=(int(digits[0]), int(digits[1])), move=roll.group(2).strip())
+        play = roll.group(2).strip()
+        play = "" if _NO_PLAY.match(play) else play
+        return Event(player, Action.ROLL, where, dice=(int(digits[0]), int(digits[1])), move=play)
     cube = _CUBE.match(cell)
     if cube:
         value = int(cube.group(2))

@@ -27,13 +27,15 @@ __all__ = ["CheckerTurn", "CubeContext", "CubeTurn", "GameReplay", "MatchReplay"
 @dataclass(frozen=True)
 class CubeContext:
     """The cube as the side on roll sees it: its value and state, at a match score the :class:`MatchCube`,
-    in money the session's Jacoby and beaver rules."""
+    in money the session's Jacoby and beaver rules and whether the cube is dead (at the session's cube limit,
+    or no cube in play: the game is played out at this value)."""
 
     value: int
     state: CubeState
     match: MatchCube | None = None
     jacoby: bool = False
     beavers: bool = False
+    dead: bool = False
 
     @property
     def opponent(self) -> CubeContext:
@@ -41,7 +43,7 @@ class CubeContext:
         flipped = {CubeState.OWNED: CubeState.UNAVAILABLE, CubeState.UNAVAILABLE: CubeState.OWNED}
         state = flipped.get(self.state, CubeState.CENTERED)
         match = None if self.match is None else self.match.flipped()
-        return CubeContext(self.value, state, match, self.jacoby, self.beavers)
+        return CubeContext(self.value, state, match, self.jacoby, self.beavers, self.dead)
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,13 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_pl
                         f"{name} ({event.where}): the record says player {event.player} wins; "
                         f"the game was won by player {state.winner}"
                     )
+                if event.points is not None and event.points != state.points:
+                    rules = record.rules
+                    hint = "" if record.length else f" (read with the Jacoby rule {'on' if rules.jacoby else 'off'})"
+                    raise InvalidRecord(
+                        f"{name} ({event.where}): the record says player {event.player} wins {event.points} points; "
+                        f"the replay scores {state.points}{hint}"
+                    )
                 break
             raise InvalidRecord(f"{name} ({event.where}): {event.action} after the end of the game")
         if event.action is Action.WIN:  # a resignation accepted while play was going on
@@ -184,6 +193,10 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_pl
             if checker and state.can_double():  # a turn where the side on roll could have doubled and did not
                 cubes.append(state.cube_turn(ply, len(checker) + 1, False, None, event.where))
                 ply += 1
+            after = events[k + 1] if k + 1 < len(events) else None
+            if after is not None and after.action is Action.WIN and state.unplayed(event):
+                k += 1  # rolled, then a resignation before any play (as gnubg reads it): no checker decision
+                continue
             checker.append(state.roll(event, ply, len(checker) + 1, name))
             ply += 1
             k += 1
@@ -209,6 +222,9 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_pl
         ply += 1
         state.respond(answer, name)
         k += 2
+        while answer.action is Action.BEAVER and k < len(events) and events[k].action is Action.BEAVER:
+            answer = state.raccoon(events[k], answer.player, name)  # redoubles after a beaver: not judged (gnubg)
+            k += 1
     if not state.over:
         raise InvalidRecord(f"{name}: the record ends in the middle of the game (expected more moves or 'Wins')")
     assert state.winner is not None
@@ -253,7 +269,8 @@ class _GameState:
         )
         if not self.record.length:
             rules = self.record.rules
-            return CubeContext(self.value, state, jacoby=rules.jacoby, beavers=rules.beavers)
+            dead = 2 * self.value > rules.max_cube
+            return CubeContext(self.value, state, jacoby=rules.jacoby, beavers=rules.beavers, dead=dead)
         n, score = self.record.length, self.game.score
         try:
             away = MatchScore(n - score[player], n - score[1 - player], self.crawford)
@@ -283,6 +300,11 @@ class _GameState:
             ply, self.game.number, move, player, self.position, self.context(player), doubled, response, where
         )
 
+    def unplayed(self, event: Event) -> bool:
+        """Whether ``event`` is a roll written with no play although more than one play was legal."""
+        assert event.dice is not None
+        return not (event.move or "").strip() and event.child_id is None and len(self.position.plays(event.dice)) > 1
+
     def roll(self, event: Event, ply: int, move: int, name: str) -> CheckerTurn:
         """Play ``event``'s roll; returns the turn. Raises InvalidRecord for an illegal play."""
         assert event.dice is not None
@@ -299,9 +321,11 @@ class _GameState:
             else:
                 text = (event.move or "").strip()
                 plays = self.position.plays(dice)
-                if not text:
-                    if plays[0][0].hops:
-                        raise InvalidRecord(f"{label}: roll {dice[0]}{dice[1]} with no play, but a play is legal")
+                if not text:  # a dance, or a forced play left unwritten (gnubg plays it)
+                    if len(plays) > 1:
+                        raise InvalidRecord(
+                            f"{label}: roll {dice[0]}{dice[1]} with no play, but {len(plays)} plays are legal"
+                        )
                     child = plays[0][1]
                 else:
                     child = self.position.play(text, dice)
@@ -346,6 +370,16 @@ class _GameState:
             return
         self.value *= 2
         self.owner = answer.player
+
+    def raccoon(self, event: Event, beaverer: int, name: str) -> Event:
+        """A redouble (raccoon) of the cube just beavered by ``beaverer``: the other side keeps it, twice as high."""
+        if event.player == beaverer:
+            raise InvalidRecord(f"{name} ({event.where}): player {event.player} redoubles its own beaver")
+        if event.cube is not None and event.cube != 2 * self.value:
+            raise InvalidRecord(f"{name} ({event.where}): a redouble to {event.cube} with the cube at {self.value}")
+        self.value *= 2
+        self.owner = event.player
+        return event
 
     def end(self, winner: int, points: int, resigned: bool = False) -> None:
         """The game is over: ``winner`` scores ``points``."""

@@ -14,6 +14,7 @@ from analysis.evaluate import CheckerDecision, CubeDecisionAnalysis
 from analysis.marks import CubeError, Skill
 from analysis.records import Action
 from analysis.summary import FileAnalysis, MatchAnalysis, PlayerSummary
+from engine.match import MAX_CUBE
 
 __all__ = ["format_text", "to_json"]
 
@@ -38,7 +39,12 @@ def to_json(value: Any) -> Any:
 
 
 def _kind(m: MatchAnalysis) -> str:
-    return f"{m.length}-point match" if m.length else "money session"
+    """The match length, or a money session with the rules it was read with (a .mat file without rule tags: off)."""
+    if m.length:
+        return f"{m.length}-point match"
+    r = m.rules
+    cube = "no cube" if r.max_cube == 1 else f"cube limit {r.max_cube}" if r.max_cube < MAX_CUBE else "no cube limit"
+    return f"money session (Jacoby {'on' if r.jacoby else 'off'}, beavers {'on' if r.beavers else 'off'}, {cube})"
 
 
 def _units(m: MatchAnalysis, value: float) -> str:
@@ -144,7 +150,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 def format_match(m: MatchAnalysis) -> list[str]:
     """The text of one match: each game's marked errors, then the summary table."""
-    lines = [f"{m.title}: {_kind(m)}, {m.names[0]} against {m.names[1]}, {len(m.games)} games"]
+    games = f"{len(m.games)} game{'' if len(m.games) == 1 else 's'}"
+    lines = [f"{m.title}: {_kind(m)}, {m.names[0]} against {m.names[1]}, {games}"]
     for g in m.games:
         crawford = ", Crawford" if g.crawford else ""
         how = " (resigned)" if g.resigned else " (pass)" if g.passed else ""

@@ -21,12 +21,15 @@ Each later node is one action, ``W[...]`` or ``B[...]``: a roll and its play ``D
 (two dice 1-6, then one from/to letter pair per checker moved: ``a``..``x`` the points, ``y``
 the bar, ``z`` off; nothing after the dice when the roll has no play), or ``double``, ``take``,
 ``drop``. A beaver is written as a second ``double`` by the side doubled, then the doubler's
-``take``. Points are lettered on one board: ``a`` is White's 1 point and Black's 24. Other
+``take`` (a raccoon: a third ``double``, by the doubler, then the other side's ``take``). Points
+are lettered on one board: ``a`` is White's 1 point and Black's 24. A node ``PL[W]DI[52]`` is a
+roll before any play (gnubg writes it when the roller or its opponent resigned then). Other
 properties (gnubg's analysis ``A``/``DA``, comments ``C``, ``GS`` statistics, ``DT`` the date)
 are read past; properties that set up a position (``AE``, ``AW``, ``AB``, ``PL``, ``CO``, ``CV``,
-``DI``) are refused: analysis replays games from the starting position. Variations are read
-past too (the main line is the first one). gnubg does not record whether beavers were allowed:
-they are taken as allowed when the file holds one.
+``DI`` otherwise) are refused: analysis replays games from the starting position. Variations are
+read past too (the main line is the first one). ``RU[NoCube]`` (gnubg's ``set cube use off``) is
+a money session without the cube (a match without it is refused). gnubg does not record whether
+beavers were allowed: they are taken as allowed when the file holds one.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, MoneyRules, read_record_text
+from engine.match import MAX_CUBE
 
 __all__ = ["looks_sgf", "parse_sgf", "read_sgf"]
 
@@ -80,7 +84,7 @@ def parse_sgf(text: str, path: Path) -> MatchRecord:
     games: list[GameRecord] = []
     length: int | None = None
     names: tuple[str, str] | None = None
-    jacoby = beavers = False
+    jacoby = beavers = no_cube = False
     for nodes in trees:
         root = nodes[0]
         where = f"{name} line {root.line}"
@@ -88,7 +92,7 @@ def parse_sgf(text: str, path: Path) -> MatchRecord:
         if game_type != "6":
             raise InvalidRecord(f"{where}: GM[{game_type}] is not backgammon (expected GM[6])")
         for key in _SETUP:
-            if key in root.properties or any(key in n.properties for n in nodes[1:]):
+            if key in root.properties or any(key in n.properties and not _rolled(n) for n in nodes[1:]):
                 raise InvalidRecord(
                     f"{where}: property {key} sets up a position; only games from the starting position are read"
                 )
@@ -104,6 +108,10 @@ def parse_sgf(text: str, path: Path) -> MatchRecord:
         if variant:
             raise InvalidRecord(f"{where}: RU[{variant[0]}] is a variant game; only standard backgammon is read")
         jacoby = jacoby or "Jacoby" in rules
+        if "NoCube" in rules:
+            if length:
+                raise InvalidRecord(f"{where}: RU[NoCube]: a match played without the cube is not analysed")
+            no_cube = True
         crawford = ("CrawfordGame" in rules) if length else None
         if length and "Crawford" not in rules:
             crawford = False
@@ -115,7 +123,8 @@ def parse_sgf(text: str, path: Path) -> MatchRecord:
             raise InvalidRecord(f"{where}: game {number} follows game {games[-1].number} (MI game numbers skip)")
         games.append(GameRecord(number, (info["ws"], info["bs"]), (*events, *result), where, crawford))
     assert length is not None and names is not None
-    rules_read = MoneyRules(jacoby=jacoby, beavers=beavers) if length == 0 else MoneyRules()
+    limit = 1 if no_cube else MAX_CUBE  # gnubg's "set cube use off": no double at all
+    rules_read = MoneyRules(jacoby=jacoby, beavers=beavers, max_cube=limit) if length == 0 else MoneyRules()
     return MatchRecord(path, names, length, tuple(games), rules_read)
 
 
@@ -165,6 +174,11 @@ def _result(root: _Node, name: str) -> tuple[Event, ...]:
     return (Event(_PLAYERS[found.group(1)], Action.WIN, where, points=int(found.group(2))),)
 
 
+def _rolled(node: _Node) -> bool:
+    """Whether ``node`` records dice rolled with no play yet (``PL[W]DI[52]``: gnubg's roll before a resignation)."""
+    return {"PL", "DI"} <= set(node.properties) and not {"W", "B"} & set(node.properties)
+
+
 def _events(nodes: list[_Node], name: str) -> list[Event]:
     """The actions of a game's nodes in order (a beaver's double and the doubler's take as one BEAVER)."""
     out: list[Event] = []
@@ -172,6 +186,13 @@ def _events(nodes: list[_Node], name: str) -> list[Event]:
     pending_beaver = False
     for node in nodes:
         movers = [k for k in ("W", "B") if k in node.properties]
+        if _rolled(node):
+            where = f"{name} line {node.lines['DI']}"
+            side, rolled = node.properties["PL"][0].strip(), node.properties["DI"][0].strip()
+            if side not in _PLAYERS or not re.fullmatch(r"[1-6][1-6]", rolled):
+                raise InvalidRecord(f"{where}: PL[{side}]DI[{rolled}] is not a side W or B and two dice 1-6")
+            out.append(Event(_PLAYERS[side], Action.ROLL, where, dice=(int(rolled[0]), int(rolled[1])), move=""))
+            continue
         if not movers:
             continue  # a node with no action (a comment, analysis)
         if len(movers) > 1:
@@ -180,7 +201,11 @@ def _events(nodes: list[_Node], name: str) -> list[Event]:
         player = _PLAYERS[key]
         value = node.properties[key][0].strip()
         where = f"{name} line {node.lines[key]}"
-        if pending_beaver:
+        if pending_beaver:  # after a beaver: a raccoon (the other side redoubles again) or the take
+            if value == "double" and out[-1].player != player:
+                out.append(Event(player, Action.BEAVER, where, cube=2 * cube))
+                cube *= 2
+                continue
             if value != "take" or out[-1].player == player:
                 raise InvalidRecord(f"{where}: expected the doubler's take after a beaver, got {key}[{value}]")
             pending_beaver = False

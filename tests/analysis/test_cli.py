@@ -22,7 +22,7 @@ def money(tmp_path: Path) -> Path:
 def test_text_report_names_the_errors_and_the_summary(money: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "analyse", str(money), "--no-progress")
     assert code == 0 and err == ""
-    assert "money session, Alice against Bob" in out
+    assert "money session (Jacoby off, beavers off, no cube limit), Alice against Bob" in out
     assert "pass: wrong pass very bad" in out
     assert "Overall rating" in out and "PR" in out
 

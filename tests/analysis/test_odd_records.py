@@ -1,0 +1,115 @@
+"""Records gnubg 1.07 writes that are valid but out of the ordinary (tests/fixtures/gnubg_odd, made by
+tools/gnubg_fixtures/gen_odd_records.py), and XG's ways of writing the same things.
+
+Each is read as gnubg reads it: a roll followed by a resignation before any play, a raccoon
+(a redouble after a beaver), a money session played without the cube; and a record whose stated
+points disagree with its replay is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.analyse import analyse_file
+from analysis.inputs import read_records
+from analysis.matfile import parse_mat
+from analysis.records import Action, InvalidRecord
+from analysis.replay import MatchReplay, replay
+from cube.met import published_met
+from nets.evaluator import Evaluator, load_evaluator
+from nets.mlp import cubeless_equity
+
+FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_odd"
+GAMMON_SESSION = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_analysis" / "arena_money_s1_pair_000001.mat"
+
+
+@pytest.fixture(scope="module")
+def ev() -> Evaluator:
+    return load_evaluator()
+
+
+def _replayed(path: Path) -> MatchReplay:
+    (record,) = read_records(path)
+    return replay(record)
+
+
+def _shape(r: MatchReplay) -> list[tuple[int, int, bool, int, int]]:
+    """Per game: winner, points, resigned, checker turns, cube turns."""
+    return [(g.winner, g.points, g.resigned, len(g.checker), len(g.cube)) for g in r.games]
+
+
+@pytest.mark.parametrize("suffix", [".mat", ".sgf"])
+def test_a_roll_followed_by_a_resignation_is_no_checker_decision(suffix: str) -> None:
+    """gnubg records the dice of a roll its roller (or the opponent) resigned after, with no play: the game ends at
+    the resignation, and that roll is judged as no play (gnubg reads it so; it used to refuse the whole file)."""
+    r = _replayed(FOLDER / f"rolled_resign{suffix}")
+    shape = _shape(r)
+    assert [(w, p, resigned) for w, p, resigned, _, _ in shape] == [(0, 1, True), (1, 1, True), (1, 2, True)]
+    assert [checker for _, _, _, checker, _ in shape] == [3, 2, 4]  # the rolls before the resignations only
+
+
+def test_both_files_of_each_odd_record_replay_alike() -> None:
+    for name in ("rolled_resign", "raccoon"):
+        assert _shape(_replayed(FOLDER / f"{name}.mat")) == _shape(_replayed(FOLDER / f"{name}.sgf"))
+
+
+@pytest.mark.parametrize("suffix", [".mat", ".sgf"])
+def test_a_raccoon_doubles_the_beavered_cube_and_is_not_judged(suffix: str, ev: Evaluator) -> None:
+    r = _replayed(FOLDER / f"raccoon{suffix}")
+    assert r.games[0].points == 8  # 2, beavered to 4, the raccoon to 8: a single game won by the doubler
+    analysis = analyse_file(FOLDER / f"raccoon{suffix}", ev, 0, published_met(), "shipped", progress=False)
+    (m,) = analysis.matches
+    doubled = [c for g in m.games for c in g.cube if c.doubled]
+    beaver = [c for c in doubled if c.response is Action.BEAVER]
+    assert len(beaver) == 1 and beaver[0].taker_error == 0.0
+    assert sum(p.beavers for p in m.players) == 1
+
+
+def test_a_money_session_without_the_cube_has_no_cube_decisions(ev: Evaluator) -> None:
+    """gnubg's ``set cube use off`` writes RU[NoCube] in its .sgf: no cube turn is judged, and every play is valued
+    with the cube dead (the cubeless equity; single games while the Jacoby rule holds a centred cube)."""
+    analysis = analyse_file(FOLDER / "nocube.sgf", ev, 0, published_met(), "shipped", progress=False)
+    (m,) = analysis.matches
+    assert m.rules.max_cube == 1 and m.rules.jacoby
+    assert not [c for g in m.games for c in g.cube]
+    assert all(p.cube_decisions == 0 for p in m.players)
+    decision = next(d for g in m.games for d in g.checker if len(d.candidates) > 1)
+    best = decision.candidates[0]
+    probs = np.array(best.probabilities)[None]
+    assert best.equity == pytest.approx(2.0 * probs[0, 0] - 1.0, abs=1e-6)  # Jacoby, cube centred: gammons do not count
+    assert best.equity != pytest.approx(float(cubeless_equity(probs)[0]), abs=1e-6)
+    plain = analyse_file(FOLDER / "nocube.mat", ev, 0, published_met(), "shipped", progress=False)
+    assert [c for g in plain.matches[0].games for c in g.cube]  # the .mat cannot say so: read with the cube
+
+
+XG_LINES = [
+    # (line, expected events: (player, action, dice, move))
+    ("  7) 33: Cannot Move             64: 13/7 11/7", [(0, "roll", (3, 3), ""), (1, "roll", (6, 4), "13/7 11/7")]),
+    ("  4) 52: ???                     Wins 1 point", [(0, "roll", (5, 2), ""), (1, "win", None, None)]),
+    (
+        "  2) 63: 24/18 13/10             52:  Wins 1 point",
+        [(0, "roll", (6, 3), "24/18 13/10"), (1, "roll", (5, 2), ""), (1, "win", None, None)],
+    ),
+    ("  3) 52:                         Wins 1 point", [(0, "roll", (5, 2), ""), (1, "win", None, None)]),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), XG_LINES)
+def test_xg_and_gnubg_ways_of_writing_no_play(line: str, expected: list[tuple[object, ...]]) -> None:
+    text = f" 1 point match\n\n Game 1\n A : 0                          B : 0\n{line}\n"
+    (game,) = parse_mat(text, Path("x.mat")).games
+    assert [(e.player, e.action.value, e.dice, e.move) for e in game.events] == expected
+
+
+def test_a_record_whose_points_disagree_with_its_replay_is_refused() -> None:
+    """A game won with a gammon on a centred cube scores 1 under the Jacoby rule: a file that says 2 was played
+    without it, and reading it with the rule would have scored it wrongly without a word."""
+    text = GAMMON_SESSION.read_text()
+    flipped = text.replace('[Jacoby "Off"]', '[Jacoby "On"]')
+    assert flipped != text
+    replay(parse_mat(text, GAMMON_SESSION))  # as written: consistent
+    with pytest.raises(InvalidRecord, match=r"says player 0 wins 2 points; the replay scores 1 \(read with the Jacoby"):
+        replay(parse_mat(flipped, GAMMON_SESSION))
