@@ -6,9 +6,9 @@ import argparse
 import json
 
 from cli.common import add_json_argument, int_range
-from cube.met import DEFAULT_MET, PUBLISHED_METS, MatchEquityTable, keith_met, met_by_name
+from cube.met import DEFAULT_MET, GNUBG_MAX_LENGTH, PUBLISHED_METS, MatchEquityTable, keith_met, met_by_name
 
-MAX_LENGTH = 64
+MAX_LENGTH = GNUBG_MAX_LENGTH  # every table is extended to gnubg's longest match
 
 
 def gammon_rates(text: str) -> tuple[float, float]:

@@ -79,6 +79,7 @@ __all__ = [
     "PUBLISHED_METS",
     "MatchEquityTable",
     "crawford_game_mwc",
+    "extended_met",
     "keith_met",
     "keith_post_crawford",
     "load_gnubg_xml",
@@ -123,6 +124,8 @@ class MatchEquityTable:
     source: str
     pre_crawford: FloatArray
     post_crawford: FloatArray
+    #: How many points of it are the source's own numbers (the rest extended as gnubg does); 0: all of it.
+    given_length: int = 0
 
     def __post_init__(self) -> None:
         pre = np.asarray(self.pre_crawford, dtype=np.float64)
@@ -147,6 +150,8 @@ class MatchEquityTable:
             raise CubeInputError(f"{label}: post-Crawford 1-away against 1-away must be 0.5, got {post[0]!r}")
         object.__setattr__(self, "pre_crawford", _frozen(pre))
         object.__setattr__(self, "post_crawford", _frozen(post))
+        if not 0 <= self.given_length <= pre.shape[0]:
+            raise CubeInputError(f"{label}: given length {self.given_length} is not 0 to {pre.shape[0]}")
 
     @property
     def length(self) -> int:
@@ -200,8 +205,9 @@ class MatchEquityTable:
                 f"match length {length} is beyond table {self.name!r}, "
                 f"which covers matches of 1 to {self.length} points"
             )
+        given = min(self.given_length or self.length, length)
         return MatchEquityTable(
-            self.name, self.source, self.pre_crawford[:length, :length], self.post_crawford[:length]
+            self.name, self.source, self.pre_crawford[:length, :length], self.post_crawford[:length], given
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -210,9 +216,61 @@ class MatchEquityTable:
             "name": self.name,
             "source": self.source,
             "length": self.length,
+            "given_length": self.given_length or self.length,
             "pre_crawford": self.pre_crawford.tolist(),
             "post_crawford": self.post_crawford.tolist(),
         }
+
+
+# --------------------------------------------------------------------------- gnubg's extension
+
+#: The longest match gnubg plays: every table it reads is extended to this many points.
+GNUBG_MAX_LENGTH = 64
+#: gnubg's post-Crawford extension: its gammon rate and the leader's free drops at 2- and 4-away.
+_EXTENSION_GAMMON_RATE = 0.25
+_EXTENSION_FREE_DROPS = {2: 0.015, 4: 0.004}
+#: gnubg's per-game standard deviation of points by distance from the match (1- to 11-away; beyond: the last).
+_EXTENSION_SPREAD = (1.24, 1.27, 1.47, 1.50, 1.60, 1.61, 1.66, 1.68, 1.70, 1.72, 1.77)
+
+
+def extended_met(table: MatchEquityTable, length: int = GNUBG_MAX_LENGTH) -> MatchEquityTable:
+    """``table`` extended to ``length`` points as GNU Backgammon 1.07 extends every table it reads.
+
+    Post-Crawford, the source's entries are kept up to one short of its length and the rest follow
+    the trailer's recursion ``PC(n) = G/2 PC(n-4) + (1-G)/2 PC(n-2)`` with G = 0.25 (and gnubg's
+    free drops at 2- and 4-away); gnubg regenerates the source's last entry too, since the first
+    post-Crawford score of an ``n``-point match is ``n - 1``-away. Pre-Crawford, a score beyond the
+    source is the chance a normal variable (the points won over the games left, about
+    ``(a + b) / 2`` of them, each of spread ``s(a)``, ``s(b)`` by distance) ends ``a - b`` ahead,
+    cut off at six standard deviations. The source's own rows are kept (``given_length``).
+    """
+    n = table.given_length or table.length
+    if length < n:
+        raise CubeInputError(f"cannot extend table {table.name!r} of {n} points to {length}")
+    post = np.empty(length)
+    post[: n - 1] = table.post_crawford[: n - 1]
+    g = _EXTENSION_GAMMON_RATE
+    for i in range(max(n - 1, 1), length):
+        four_back = post[i - 4] if i >= 4 else 1.0
+        two_back = post[i - 2] if i >= 2 else 1.0
+        post[i] = g * 0.5 * four_back + (1.0 - g) * 0.5 * two_back - _EXTENSION_FREE_DROPS.get(i + 1, 0.0)
+    pre = np.empty((length, length))
+    pre[:n, :n] = table.pre_crawford[:n, :n]
+
+    def spread(away: int) -> float:
+        return _EXTENSION_SPREAD[min(away, len(_EXTENSION_SPREAD)) - 1]
+
+    for i in range(n, length):
+        for j in range(i + 1):
+            a, b = i + 1, j + 1
+            sigma = math.sqrt(spread(a) ** 2 + spread(b) ** 2) * math.sqrt((a + b) / 2.0)
+            ahead = float(a - b)
+            if 6.0 * sigma > ahead:
+                pre[i, j] = 0.5 * (math.erf(6.0 / math.sqrt(2.0)) - math.erf(ahead / sigma / math.sqrt(2.0)))
+            else:
+                pre[i, j] = 0.0
+            pre[j, i] = 1.0 - pre[i, j]
+    return MatchEquityTable(table.name, table.source, pre, post, n)
 
 
 # --------------------------------------------------------------------------- published tables
@@ -226,9 +284,10 @@ def published_met(name: str = DEFAULT_MET) -> MatchEquityTable:
         raise CubeInputError(f"unknown match equity table {name!r}: known are {', '.join(PUBLISHED_METS)}")
     text = resources.files("cube").joinpath("data", PUBLISHED_METS[key]).read_text(encoding="utf-8")
     data = json.loads(text)
-    return MatchEquityTable(
+    given = MatchEquityTable(
         data["name"], data["source"], np.array(data["pre_crawford"]), np.array(data["post_crawford"])
     )
+    return extended_met(given)
 
 
 def met_by_name(name: str) -> MatchEquityTable:
@@ -276,7 +335,7 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
     if not rows or any(len(r) != len(rows) for r in rows):
         raise CubeInputError(f"{label}: pre-Crawford table is not square")
     source = f"{description} (GNU Backgammon match equity file {Path(label).name})"
-    return MatchEquityTable(name, source, np.array(rows), np.array(post_rows[0]))
+    return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post_rows[0])))
 
 
 # --------------------------------------------------------------------------- Keith's algorithm

@@ -161,7 +161,6 @@ def test_match_decider_counts_and_random_players_have_no_match_cube() -> None:
         (["--match-length", "7", "--matches", "3"], "even"),
         (["--matches", "10"], "needs --match-length"),
         (["--met", "Woolsey"], "needs --match-length"),
-        (["--match-length", "21", "--met", "Woolsey"], "15 points"),
         (["--match-length", "7", "--a-cube", "jump:0.1"], "not a match cube strategy"),
         (["--match-length", "7", "--met", "nonesuch"], "unknown match equity table"),
         (["--match-length", "7", "--mat", "x"], "--mat"),

@@ -343,8 +343,8 @@ def test_with_the_cube_out_of_play_a_match_rollout_is_the_cubeless_mwc(match_id:
 
 
 def test_a_score_beyond_the_match_equity_table_is_refused_before_any_trial() -> None:
-    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=31, score=(1, 1), on_roll=0).id}")
-    with pytest.raises(NotSupported, match="30-away against 30-away is beyond match equity table"):
+    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=71, score=(1, 1), on_roll=0).id}")
+    with pytest.raises(NotSupported, match="70-away against 70-away is beyond match equity table"):
         run_rollouts([start], RolloutConfig(trials=36, cubeful=True), progress=False)
 
 

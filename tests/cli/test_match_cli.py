@@ -168,7 +168,7 @@ def test_hint_at_a_score_looks_deeper_at_the_plays_gnubg_would(capsys: pytest.Ca
         ),
         ("eval", f"{START}:{match_id(match_length=7, score=(2, 4))}", ["--met", "Nosuch"], "'Nosuch'"),
         ("hint", START, ["--dice", "3", "1", "--met", "Nosuch"], "'Nosuch'"),
-        ("eval", f"{START}:{match_id(match_length=30, score=(2, 4))}", [], "match length 30"),
+        ("eval", f"{START}:{match_id(match_length=70, score=(2, 4))}", [], "match length 70"),
     ],
 )
 @pytest.mark.parametrize("as_json", [True, False])

@@ -329,7 +329,7 @@ def test_effective_cube_life_of_two_sided_bearoffs() -> None:
             lambda: cubeful_mwc([0.5, 0, 0, 0, 0], published_met(), MatchCube(MatchScore(5, 5)), 1.5),
             "cube-life index x",
         ),
-        (lambda: cubeless_mwc([0.5, 0, 0, 0, 0], published_met(), MatchCube(MatchScore(30, 5))), "beyond table"),
+        (lambda: cubeless_mwc([0.5, 0, 0, 0, 0], published_met(), MatchCube(MatchScore(70, 5))), "beyond table"),
     ],
 )
 def test_bad_input_is_one_line_naming_it(call: object, words: str) -> None:

@@ -163,7 +163,7 @@ def test_shipped_tables_equal_gnubgs_xml(name: str) -> None:
     shipped, xml = published_met(name), load_gnubg_xml(met_dir / XML_FILES[name])
     assert np.array_equal(shipped.pre_crawford, xml.pre_crawford)
     assert np.array_equal(shipped.post_crawford, xml.post_crawford)
-    assert shipped.length == {"Woolsey": 15}.get(name, 25)
+    assert shipped.given_length == {"Woolsey": 15}.get(name, 25) and shipped.length == 64
     assert name.split("-")[0] in shipped.source and "met/" in shipped.source
 
 
@@ -181,15 +181,14 @@ def test_kazaross_xg2_reads_back_as_gnubg_holds_it() -> None:
     """gnubg 1.07's in-memory default table (``gnubg.met(25)``, single precision) against ours."""
     dump = json.loads((FIXTURES / "gnubg_match_cube.json").read_text())["met"]
     ours = published_met("Kazaross-XG2")
-    assert np.array_equal(ours.pre_crawford.astype(np.float32), np.asarray(dump["pre_crawford"], dtype=np.float32))
+    pre = np.asarray(dump["pre_crawford"], dtype=np.float32)
+    assert np.array_equal(ours.pre_crawford[:25, :25].astype(np.float32), pre)
     for player in ("post_crawford_player0", "post_crawford_player1"):
         theirs = np.asarray(dump[player], dtype=np.float32)
         assert np.array_equal(ours.post_crawford[:24].astype(np.float32), theirs[:24])
         # gnubg keeps a table's post-Crawford row only to length - 1 and extends it from there with
-        # its own recursion (gammon rate 0.25): 25-away is 0.00118 there, 0.00123 in the table
-        pc = ours.post_crawford
-        assert theirs[24] == np.float32(0.5 * (0.25 * pc[20] + 0.75 * pc[22]))
-        assert theirs[24] != np.float32(pc[24])
+        # its own recursion (gammon rate 0.25): 25-away is 0.00118 there (and here), 0.00123 in the file
+        assert ours.post_crawford[24] == pytest.approx(float(theirs[24]), abs=1e-7)
 
 
 def test_woolsey_entries_used_by_the_worked_example() -> None:
@@ -207,18 +206,38 @@ def test_mwc_lookups_crawford_and_post_crawford() -> None:
     assert met.truncated(7).length == 7 and np.array_equal(met.truncated(7).pre_crawford, met.pre_crawford[:7, :7])
 
 
+GNUBG_EXTENDED = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_met_extended.json"
+
+
+@pytest.mark.parametrize("name", ["Kazaross-XG2", "Rockwell-Kazaross", "Woolsey"])
+def test_tables_extend_beyond_their_length_as_gnubg_extends_them(name: str) -> None:
+    """gnubg 1.07 extends every table to 64 points and regenerates the last post-Crawford entry of the file; its
+    in-memory tables (tools/gnubg_fixtures/gen_met_extension.py) are ours within its single precision."""
+    fixture = json.loads(GNUBG_EXTENDED.read_text())
+    size, theirs = fixture["size"], fixture["tables"][name]
+    met = published_met(name)
+    given = met.given_length
+    assert met.length == 64 and given in (15, 25) and size > given + 10
+    assert np.abs(met.pre_crawford[:size, :size] - np.array(theirs["pre_crawford"])).max() < 2e-7
+    assert np.abs(met.post_crawford[:size] - np.array(theirs["post_crawford"])).max() < 2e-7
+    source = json.loads((Path(__file__).resolve().parents[2] / "cube" / "data" / PUBLISHED_METS[name]).read_text())
+    assert np.array_equal(met.pre_crawford[:given, :given], np.array(source["pre_crawford"]))  # the file's own rows
+    assert met.post_crawford[given - 1] != source["post_crawford"][given - 1]  # gnubg regenerates the last one
+    assert met.mwc(given + 5, given + 5) == pytest.approx(0.5) and met.mwc(40, 3) < met.mwc(30, 3) < 0.05
+
+
 # --------------------------------------------------------------------------- bad input
 
 
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        (lambda: published_met().mwc(26, 3), "beyond table"),
+        (lambda: published_met().mwc(65, 3), "beyond table"),
         (lambda: published_met().mwc(3, 4, crawford=True), "Crawford game at 3-away against 4-away"),
         (lambda: published_met("Kazaross"), "unknown match equity table 'Kazaross'"),
         (lambda: met_by_name("nonesuch"), "unknown match equity table 'nonesuch'"),
         (lambda: met_by_name("/no/such/file.xml"), "cannot read match equity table '/no/such/file.xml'"),
-        (lambda: published_met().truncated(30), "match length 30 is beyond table"),
+        (lambda: published_met().truncated(65), "match length 65 is beyond table"),
         (lambda: keith_met(1.2, 0.0), "gammon rate 1.2"),
         (lambda: keith_met(0.2, 0.3), "backgammon rate 0.3"),
         (lambda: keith_met(0.2, 0.0, 0), "match length 0"),
