@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from cli.common import existing_file, int_range
+from cli.common import existing_file, float_range, int_range
 from nets.evaluator import load_evaluator
 
 #: The import string of the app factory each process of ``--workers N`` builds its application with.
@@ -21,7 +21,13 @@ endpoints (JSON in, JSON out; OpenAPI description at /openapi.json):
   POST /api/evaluate   {"position": ID, "plies": 0}: probabilities, cubeless and cubeful equity
   POST /api/hint       {"position": ID, "dice": [5, 2]}: every legal play, ranked
   POST /api/cube       {"position": ID}: the cube decision under each model
-  POST /api/rollout    {"position": ID, "trials": 144}: a bounded rollout
+  POST /api/rollout    {"position": ID, "trials": 144}: a bounded rollout, one at a time
+
+Errors are one-line JSON {"error": ..., "field": ...}: 400 a value the engine refuses, 422 a request
+off the schema (unknown fields and mistyped values such as "plies": "1" are refused), 413 a body over
+64 KiB, 503 (with Retry-After) while another rollout runs. A rollout stops early, answering what it
+has with "stopped" saying why, after --max-rollout-seconds or when its client disconnects. On a
+loopback --host (the default) requests must name a loopback host (localhost, 127.0.0.1, [::1]).
 
 --workers N runs N server processes on the one port (uvicorn's workers), each with its own net and
 batcher; /health names the process (pid) that answered it, and its counts are that process's.
@@ -49,6 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--max-rollout-trials", type=int_range(1, 100_000), default=1296, help="most trials one rollout request gets"
+    )
+    p.add_argument(
+        "--max-rollout-seconds",
+        type=float_range(0, 3600, low_open=True),
+        default=60.0,
+        help="time limit of one rollout request: it stops there and answers what it has (default 60)",
     )
     p.add_argument(
         "--net-threads", type=int_range(1, 256), default=1, help="numba threads of the net calls (default 1)"
@@ -79,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         batching=not args.no_batching,
         max_rollout_trials=args.max_rollout_trials,
         net_threads=args.net_threads,
+        max_rollout_seconds=args.max_rollout_seconds,
+        host=args.host,
     )
     options: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": "warning", "access_log": False}
     app = app_from_settings(settings) if args.workers == 1 else None  # N processes: each builds its own

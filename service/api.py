@@ -10,34 +10,44 @@ ranking plays and deeper plies run the project's own functions (:mod:`nets.analy
 factory that ``jumpgammon serve --workers N`` names to uvicorn, so that each of its N processes
 builds its own (net, batcher) from the :class:`ServeSettings` the command put in ``SETTINGS_ENV``.
 
-Errors are JSON ``{"error": "...", "field": "..."}`` with status 400 (a value the engine refuses)
-or 422 (a request that does not fit the schema); the field is named in both. The OpenAPI
-description is at ``/openapi.json``.
+Errors are JSON ``{"error": "...", "field": "..."}`` naming the input: 400 for a value the engine
+refuses, 422 for a request that does not fit the schema (an unknown field, a value of the wrong
+JSON type: ``"plies": "1"`` or ``1.0`` is refused, not converted), 413 for a body over 64 KiB, 404
+and 405 for a path or method the API lacks, 503 (field ``server``) while another rollout runs
+(with ``Retry-After``) or when the weights file changed since the server started. One rollout runs
+at a time; it stops early, answering what it has with ``stopped`` saying why, at the server's time
+limit or when its client disconnects. The OpenAPI description is at ``/openapi.json``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import math
 import os
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata, resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import cube as cube_models
-from arena.rollout import RolloutConfig, RolloutStart, run_rollouts
+from arena.rollout import RolloutConfig, RolloutResult, RolloutStart, run_rollouts
 from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.match import MatchCube, cube_decision, cubeless_mwc
 from cube.match_jump import jump_cube_decision
 from cube.match_strategy import LINEAR_ALPHA
-from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
+from cube.met import DEFAULT_MET, PUBLISHED_METS, MatchEquityTable, met_by_name
 from cube.states import CubeState
 from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.batch import parse_id_pair
@@ -57,7 +67,10 @@ from nets.cube_advice import CubeAdvice, match_cube_advice, money_cube_advice
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import cubeless_equity
+from nets.weights import weights_digest
 from service.batching import NetBatcher
+from service.guard import NOSNIFF, Guard, clip, loopback_hosts
+from weights import DEFAULT_WEIGHTS
 
 #: A bare position ID's state: a money game, player 1 on roll, cube centred, Jacoby rule on (gnubg's default).
 BARE = MatchState(on_roll=1, turn=1)
@@ -66,8 +79,25 @@ MAX_ID_LENGTH = 200
 JANOWSKI_X = DEFAULT_CUBE_LIFE
 JUMP_ALPHA = DEFAULT_REMOTE_ALPHA
 DEFAULT_MAX_ROLLOUT_TRIALS = 1296
+#: The server's time limit on one rollout (seconds): past it the rollout stops after its block and answers.
+DEFAULT_MAX_ROLLOUT_SECONDS = 60.0
+#: The schema's bound on ``trials``, above every server's: a larger number is refused before it is echoed.
+MAX_TRIALS = 1_000_000
+#: Trials per lockstep block of a service rollout, by depth: a block is the unit after which a rollout can stop
+#: (the client gone, the time spent), so it is smaller than the rollout code's 648; the block size does not change
+#: the result, since a trial's dice depend on its index only. At 0 ply a smaller block costs speed (648 trials
+#: took about 1.2 times as long in blocks of 324, 1.7 times in blocks of 144, on the busy 2-core machine); at
+#: 1 ply blocks of 12 and 36 took the same time.
+ROLLOUT_BLOCK_ROWS = {0: 324, 1: 36}
+#: How often a running rollout's request asks whether its client is still connected (seconds).
+DISCONNECT_POLL_SECONDS = 0.25
+#: The largest request body (bytes); every request of the API fits in well under 1 KiB.
+MAX_BODY_BYTES = 64 * 1024
 #: The environment variable through which ``jumpgammon serve`` hands its settings to each server process.
 SETTINGS_ENV = "JUMPGAMMON_SERVE_SETTINGS"
+
+
+logger = logging.getLogger(__name__)
 
 
 class ApiInputError(ValueError):
@@ -78,7 +108,21 @@ class ApiInputError(ValueError):
         self.field = field
 
 
-class PositionRequest(BaseModel):
+class ServiceUnavailable(RuntimeError):
+    """The server cannot answer now (503, field ``server``); ``retry_after``: seconds to wait, None: do not retry."""
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Strict(BaseModel):
+    """A request body: an unknown field is refused (a misspelt ``ply`` must not give a 0-ply answer)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PositionRequest(Strict):
     """A position and how deep to look."""
 
     position: str = Field(
@@ -87,30 +131,45 @@ class PositionRequest(BaseModel):
         description="gnubg POSITIONID[:MATCHID] or an XGID (a bare position ID is a money game, Jacoby on)",
         examples=["4HPwATDgc/ABMA:cAkZAAAAAAAA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"],
     )
-    plies: int = Field(0, ge=0, le=2, description="lookahead depth, 0-2")
-    met: str = Field(DEFAULT_MET, max_length=100, description="match equity table at a match score")
+    plies: StrictInt = Field(0, ge=0, le=2, description="lookahead depth, 0-2")
+    met: str = Field(
+        DEFAULT_MET, max_length=100, description=f"match equity table at a match score: {', '.join(PUBLISHED_METS)}"
+    )
 
 
 class HintRequest(PositionRequest):
     """A position and a roll: every legal play ranked."""
 
-    dice: tuple[int, int] | None = Field(None, description="the roll (default: the ID's dice)")
-    max_moves: int = Field(20, ge=1, le=200, description="how many of the best plays to return")
+    # The items are strict (no true, 1.0 or "1"), the pair is not: a JSON array arrives as a list, which a
+    # strict tuple would refuse, since FastAPI validates the decoded body in pydantic's Python mode.
+    dice: tuple[StrictInt, StrictInt] | None = Field(None, description="the roll (default: the ID's dice)")
+    max_moves: StrictInt = Field(20, ge=1, le=200, description="how many of the best plays to return")
 
 
-class RolloutRequest(BaseModel):
+class RolloutRequest(Strict):
     """A rollout of bounded trials (at a match score too, where the rollout code plays one)."""
 
     position: str = Field(..., max_length=MAX_ID_LENGTH, description="gnubg POSITIONID[:MATCHID] or an XGID")
-    trials: int = Field(144, ge=1, description="trials (at most the server's bound, 1296 by default)")
-    plies: int = Field(0, ge=0, le=1, description="depth of the players' moves, 0-1")
-    cubeful: bool = Field(False, description="play the cube (gnubg's model on the net's probabilities)")
-    seed: int = Field(0, ge=0, le=2**31 - 1)
+    trials: StrictInt = Field(
+        144, ge=1, le=MAX_TRIALS, description="trials (at most the server's bound, 1296 by default)"
+    )
+    plies: StrictInt = Field(0, ge=0, le=1, description="depth of the players' moves, 0-1")
+    cubeful: StrictBool = Field(False, description="play the cube (gnubg's model on the net's probabilities)")
+    seed: StrictInt = Field(0, ge=0, le=2**31 - 1)
+
+
+#: Each endpoint's request model, for naming the fields it takes when a request sends another.
+REQUEST_MODELS: dict[str, type[Strict]] = {
+    "/api/evaluate": PositionRequest,
+    "/api/cube": PositionRequest,
+    "/api/hint": HintRequest,
+    "/api/rollout": RolloutRequest,
+}
 
 
 def _check_dice(dice: tuple[int, int]) -> tuple[int, int]:
     if not all(1 <= d <= 6 for d in dice):
-        raise ApiInputError("dice", f"dice {list(dice)} are not two values 1-6")
+        raise ApiInputError("dice", f"dice {clip(str(list(dice)), 40)} are not two values 1-6")
     return max(dice), min(dice)
 
 
@@ -126,7 +185,14 @@ def read_position(text: str) -> tuple[Position, MatchState]:
 
 
 def read_met(name: str, match: MatchState) -> MatchEquityTable:
-    """The named table, covering the match; raises ApiInputError on ``met``."""
+    """The published table named ``name``, covering the match; raises ApiInputError on ``met``.
+
+    Only the published names: ``met_by_name`` would also read any path ending in ``.xml``, which would
+    let a client ask whether a file exists on the server.
+    """
+    if not any(name.lower() == known.lower() for known in PUBLISHED_METS):
+        known = ", ".join(PUBLISHED_METS)
+        raise ApiInputError("met", f"unknown match equity table {clip(name, 40)!r}: this server knows {known}")
     try:
         met = met_by_name(name)
         if match.match_length:
@@ -187,7 +253,7 @@ def after_play(child: Position, match: MatchState) -> str:
 
 
 class Service:
-    """The API's state: the net, its batcher, the rollout bound."""
+    """The API's state: the net, its batcher, the rollout bounds and the rollout running now."""
 
     def __init__(
         self,
@@ -196,12 +262,20 @@ class Service:
         max_rollout_trials: int,
         net_threads: int = 1,
         weights: str | None = None,
+        max_rollout_seconds: float = DEFAULT_MAX_ROLLOUT_SECONDS,
     ) -> None:
+        if not (math.isfinite(max_rollout_seconds) and max_rollout_seconds > 0):
+            raise ValueError(f"max_rollout_seconds {max_rollout_seconds!r}: give a positive number of seconds")
         self.evaluator = evaluator
         self.weights = weights  # the file of ``evaluator`` (None: the shipped net), for the rollouts' players
+        self.weights_file = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+        # The rollouts load their players from the file again (arena.rollout.build_players): the digest taken
+        # now, beside the evaluator's loading, tells a rollout whether that file still holds the served net.
+        self.weights_digest = weights_digest(self.weights_file)
         self.batcher = NetBatcher(evaluator.evaluate_boards, batching=batching, net_threads=net_threads)
         self.max_rollout_trials = max_rollout_trials
-        self.rollouts = asyncio.Semaphore(1)
+        self.max_rollout_seconds = max_rollout_seconds
+        self.rollout_started: float | None = None  # time.monotonic() of the rollout running now, None: none
         self.version = _version()  # read once: the package metadata takes milliseconds to read
 
     async def probabilities(self, position: Position, plies: int) -> np.ndarray:
@@ -301,8 +375,16 @@ class Service:
         out.update(dice=list(dice), plies=req.plies, legal_plays=len(moves), moves=shown)
         return out
 
-    async def rollout(self, req: RolloutRequest) -> dict[str, Any]:
-        """A rollout of at most the server's trials, one at a time (others wait for it)."""
+    async def rollout(
+        self, req: RolloutRequest, disconnected: Callable[[], Awaitable[bool]] | None = None
+    ) -> dict[str, Any]:
+        """The rollout's JSON, with ``trials_requested`` and ``stopped`` (why it ended early, None: every trial).
+
+        One rollout runs at a time: another request meanwhile gets ServiceUnavailable at once, not a place
+        in a queue. The rollout stops after its current block at the server's time limit, or when
+        ``disconnected()`` (asked every ``DISCONNECT_POLL_SECONDS``) says the client has gone.
+        """
+        read_position(req.position)  # the same refusals as the other endpoints (a finished game among them)
         try:
             start = RolloutStart.parse(req.position)
         except (JumpgammonError, ValueError) as exc:
@@ -310,17 +392,69 @@ class Service:
         if req.trials > self.max_rollout_trials:
             bound = self.max_rollout_trials
             raise ApiInputError("trials", f"trials {req.trials} is above this server's bound of {bound}")
+        if self.rollout_started is not None:
+            left = self.max_rollout_seconds - (time.monotonic() - self.rollout_started)
+            raise ServiceUnavailable(
+                "a rollout is already running on this server (one at a time): retry later", max(1, math.ceil(left))
+            )
         config = RolloutConfig(
-            trials=req.trials, plies=req.plies, cubeful=req.cubeful, seed=req.seed, weights=self.weights
+            trials=req.trials,
+            plies=req.plies,
+            cubeful=req.cubeful,
+            seed=req.seed,
+            weights=self.weights,
+            block_rows=ROLLOUT_BLOCK_ROWS[req.plies],
         )
-        async with self.rollouts:
-            try:
-                results = await asyncio.get_running_loop().run_in_executor(
-                    None, lambda: run_rollouts([start], config, progress=False)
-                )
-            except (JumpgammonError, ValueError) as exc:
-                raise ApiInputError("position", str(exc)) from None
-        return results[0].to_json()
+        gone = threading.Event()
+        started = time.monotonic()
+        why: list[str] = []
+
+        def stop(_: list[RolloutResult]) -> bool:  # asked in the rollout's thread after each block
+            if gone.is_set():
+                why.append("the client disconnected")
+            elif time.monotonic() - started >= self.max_rollout_seconds:
+                why.append(f"time limit of {self.max_rollout_seconds:g} s reached")
+            return bool(why)
+
+        def play() -> list[RolloutResult]:
+            self.check_weights()  # here, just before run_rollouts loads the file, to leave the least time between
+            return run_rollouts([start], config, progress=False, stop=stop)
+
+        future = asyncio.get_running_loop().run_in_executor(None, play)
+        self.rollout_started = started
+        # The slot is freed when the thread ends, not when this request does: a request cancelled meanwhile
+        # must not let a second rollout start beside the first.
+        future.add_done_callback(self._rollout_done)
+        try:
+            while not (await asyncio.wait({future}, timeout=DISCONNECT_POLL_SECONDS))[0]:
+                if disconnected is not None and not gone.is_set() and await disconnected():
+                    gone.set()
+            results = await future
+        except asyncio.CancelledError:
+            gone.set()
+            raise
+        except (JumpgammonError, ValueError) as exc:
+            raise ApiInputError("position", str(exc)) from None
+        out = results[0].to_json()
+        out.update(trials_requested=req.trials, stopped=why[0] if why and out["trials"] < req.trials else None)
+        return out
+
+    def _rollout_done(self, future: asyncio.Future[list[RolloutResult]]) -> None:
+        self.rollout_started = None
+        if not future.cancelled():
+            future.exception()  # retrieved, so that a rollout whose request was cancelled logs no warning
+
+    def check_weights(self) -> None:
+        """Nothing when the weights file still holds the net loaded at the start; raises ServiceUnavailable."""
+        try:
+            same = weights_digest(self.weights_file) == self.weights_digest
+        except OSError:
+            same = False
+        if not same:
+            raise ServiceUnavailable(
+                f"the weights file {str(self.weights_file)!r} changed since this server started, and a rollout "
+                "would play another net than the one that evaluates: restart the server"
+            )
 
     def health(self) -> dict[str, Any]:
         """Liveness and the batcher's counts."""
@@ -342,6 +476,22 @@ def _field_of(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) if parts else "body"
 
 
+def _http_error(request: Request, exc: StarletteHTTPException) -> tuple[str, str]:
+    """The field and message of an error Starlette raises itself: an unknown path, a wrong method, a bad body."""
+    path = clip(request.url.path)
+    if exc.status_code == 404:
+        return "path", f"no endpoint at {path!r} (the API is described at /openapi.json)"
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return "method", f"{clip(request.method, 20)} is not allowed at {path!r}" + (
+            f" (allowed: {allowed})" if allowed else ""
+        )
+    message = " ".join(str(exc.detail).split())
+    if exc.status_code == 400:
+        message += " (send a JSON object, UTF-8, with Content-Type: application/json)"
+    return "body", message
+
+
 def create_app(
     evaluator: Evaluator,
     *,
@@ -349,12 +499,16 @@ def create_app(
     max_rollout_trials: int = DEFAULT_MAX_ROLLOUT_TRIALS,
     net_threads: int = 1,
     weights: str | None = None,
+    max_rollout_seconds: float = DEFAULT_MAX_ROLLOUT_SECONDS,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> FastAPI:
     """The FastAPI application over ``evaluator`` (loaded from ``weights``, None: the shipped net).
 
-    ``batching`` off evaluates each request alone; rollouts play with the same weights.
+    ``batching`` off evaluates each request alone; rollouts play with the same weights, for at most
+    ``max_rollout_trials`` trials and about ``max_rollout_seconds``. With ``allowed_hosts`` a request
+    whose Host header names another host is refused (:mod:`service.guard`).
     """
-    service = Service(evaluator, batching, max_rollout_trials, net_threads, weights)
+    service = Service(evaluator, batching, max_rollout_trials, net_threads, weights, max_rollout_seconds)
     app = FastAPI(
         title="jumpgammon",
         version=_version(),
@@ -368,19 +522,37 @@ def create_app(
     async def _refused(_: Request, exc: ApiInputError) -> JSONResponse:
         return JSONResponse({"error": f"field {exc.field!r}: {exc}", "field": exc.field}, status_code=400)
 
+    @app.exception_handler(ServiceUnavailable)
+    async def _unavailable(_: Request, exc: ServiceUnavailable) -> JSONResponse:
+        headers = {} if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return JSONResponse({"error": f"field 'server': {exc}", "field": "server"}, status_code=503, headers=headers)
+
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": ("body",), "msg": "invalid request"}
         whole_body = str(first.get("type", "")).startswith("json")  # not JSON at all: its location is a character
-        field = "body" if whole_body else _field_of(tuple(first.get("loc", ("body",))))
+        field = "body" if whole_body else clip(_field_of(tuple(first.get("loc", ("body",)))))
         message = " ".join(str(first.get("msg", "invalid value")).split())
+        model = REQUEST_MODELS.get(request.url.path)
+        if first.get("type") == "extra_forbidden" and model is not None:
+            message = f"unknown field; {request.url.path} takes {', '.join(model.model_fields)}"
         if field == "body":
             message += " (send a JSON object with Content-Type: application/json)"
         return JSONResponse({"error": f"field {field!r}: {message}", "field": field}, status_code=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        field, message = _http_error(request, exc)
+        body = {"error": f"field {field!r}: {message}", "field": field}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
     @app.exception_handler(Exception)
-    async def _internal(_: Request, exc: Exception) -> JSONResponse:  # the server answers and lives on
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}", "field": None}, status_code=500)
+    async def _internal(request: Request, exc: Exception) -> JSONResponse:  # the server answers and lives on
+        # The exception's text may hold paths or values of the server's: it goes to the log, not to the client.
+        logger.error("internal error answering %s %s", request.method, request.url.path, exc_info=exc)
+        body = {"error": "field 'server': internal error (the server's log has the details)", "field": "server"}
+        # This answer comes from Starlette's outermost middleware, outside the guard: it adds nosniff itself.
+        return JSONResponse(body, status_code=500, headers={NOSNIFF[0].decode(): NOSNIFF[1].decode()})
 
     @app.get("/health", summary="liveness and the batcher's counts")
     async def health() -> dict[str, Any]:
@@ -398,25 +570,33 @@ def create_app(
     async def cube(req: PositionRequest) -> dict[str, Any]:
         return await service.cube(req)
 
-    @app.post("/api/rollout", summary="a bounded rollout")
-    async def rollout(req: RolloutRequest) -> dict[str, Any]:
-        return await service.rollout(req)
+    @app.post(
+        "/api/rollout",
+        summary="a bounded rollout, one at a time (503 with Retry-After while another runs)",
+        responses={503: {"description": "another rollout is running, or the weights file changed"}},
+    )
+    async def rollout(req: RolloutRequest, request: Request) -> dict[str, Any]:
+        return await service.rollout(req, request.is_disconnected)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def board() -> HTMLResponse:
         return HTMLResponse(resources.files("service").joinpath("static", "index.html").read_text(encoding="utf-8"))
 
+    app.add_middleware(Guard, max_body_bytes=MAX_BODY_BYTES, allowed_hosts=allowed_hosts)
     return app
 
 
 @dataclass(frozen=True)
 class ServeSettings:
-    """What one server process is built from: its weights file (None: the shipped net) and create_app's options."""
+    """What one server process is built from: its weights file (None: the shipped net), create_app's options,
+    and the address it listens on (a loopback address turns on the Host check; None: no check)."""
 
     weights: str | None = None
     batching: bool = True
     max_rollout_trials: int = DEFAULT_MAX_ROLLOUT_TRIALS
     net_threads: int = 1
+    max_rollout_seconds: float = DEFAULT_MAX_ROLLOUT_SECONDS
+    host: str | None = None
 
     def to_environ(self) -> dict[str, str]:
         """The settings as the one environment variable ``SETTINGS_ENV`` (JSON) that :meth:`from_environ` reads."""
@@ -442,6 +622,8 @@ def app_from_settings(settings: ServeSettings) -> FastAPI:
         max_rollout_trials=settings.max_rollout_trials,
         net_threads=settings.net_threads,
         weights=settings.weights,
+        max_rollout_seconds=settings.max_rollout_seconds,
+        allowed_hosts=loopback_hosts(settings.host),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,7 +24,7 @@ httpx = pytest.importorskip("httpx", reason="httpx is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from cube.match import cubeless_mwc  # noqa: E402
-from cube.met import DEFAULT_MET, met_by_name  # noqa: E402
+from cube.met import DEFAULT_MET, PUBLISHED_METS, met_by_name  # noqa: E402
 from engine import MatchState, Position, parse_id_pair  # noqa: E402
 from nets.analysis import cube_state_of, match_cube_of, moves_json, moves_mwc_json  # noqa: E402
 from nets.cube_advice import match_cube_advice, money_cube_advice  # noqa: E402
@@ -154,6 +155,7 @@ def test_cube_gives_each_models_decision(client: TestClient, evaluator: Evaluato
 def test_a_bounded_rollout(client: TestClient) -> None:
     status, d = post(client, "/api/rollout", {"position": "4HPwATDgc/ABMA", "trials": 2})
     assert status == 200 and d["trials"] == 2 and set(d["probabilities"]) >= {"win"} and "equity_se" in d
+    assert d["trials_requested"] == 2 and d["stopped"] is None
     status, d = post(client, "/api/rollout", {"position": "4HPwATDgc/ABMA", "trials": 37})
     assert status == 400 and d["field"] == "trials" and "36" in d["error"]
 
@@ -191,6 +193,27 @@ def test_the_web_board_is_one_page_with_nothing_from_outside(client: TestClient)
         ("/api/rollout", {"position": "4HPwATDgc/ABMA", "trials": 0}, 422, "trials"),
         ("/api/rollout", {"position": "nope"}, 400, "position"),
         ("/api/rollout", {"position": "4HPwATDgc/ABMA:cAkZAAAAAAAA", "plies": 2}, 422, "plies"),
+        # a finished game: refused by rollout as by evaluate
+        ("/api/rollout", {"position": "XGID=-b------------------------:0:0:1:52:0:0:0:0:10"}, 400, "position"),
+        # unknown fields are refused, not ignored (a misspelt "ply" gave a 0-ply answer)
+        ("/api/evaluate", {"position": "4HPwATDgc/ABMA", "ply": 2}, 422, "ply"),
+        ("/api/hint", {"position": MONEY, "max_move": 3}, 422, "max_move"),
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "trial": 2}, 422, "trial"),
+        # values of another JSON type are refused, not converted
+        ("/api/evaluate", {"position": "4HPwATDgc/ABMA", "plies": "1"}, 422, "plies"),
+        ("/api/evaluate", {"position": "4HPwATDgc/ABMA", "plies": True}, 422, "plies"),
+        ("/api/evaluate", {"position": "4HPwATDgc/ABMA", "plies": 1.0}, 422, "plies"),
+        ("/api/hint", {"position": "4HPwATDgc/ABMA", "dice": [True, True]}, 422, "dice"),
+        ("/api/hint", {"position": "4HPwATDgc/ABMA", "dice": [6.0, 2]}, 422, "dice"),
+        ("/api/hint", {"position": "4HPwATDgc/ABMA", "dice": [6, "2"]}, 422, "dice"),
+        ("/api/hint", {"position": MONEY, "max_moves": "3"}, 422, "max_moves"),
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "cubeful": "yes"}, 422, "cubeful"),
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "cubeful": 1}, 422, "cubeful"),
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "trials": "2"}, 422, "trials"),
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "seed": 1.0}, 422, "seed"),
+        # only the published tables: a path would tell whether a file exists on the server
+        ("/api/evaluate", {"position": MATCH, "met": "/etc/passwd.xml"}, 400, "met"),
+        ("/api/evaluate", {"position": MATCH, "met": "met.xml"}, 400, "met"),
     ],
 )
 def test_bad_input_is_a_4xx_naming_the_field(client: TestClient, path: str, body: Any, status: int, field: str) -> None:
@@ -201,6 +224,93 @@ def test_bad_input_is_a_4xx_naming_the_field(client: TestClient, path: str, body
 def test_a_body_that_is_not_json_is_refused(client: TestClient) -> None:
     r = client.post("/api/evaluate", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and r.json()["field"] == "body"
+
+
+def test_a_json_array_is_the_dice_pair(client: TestClient) -> None:
+    # FastAPI validates the decoded JSON in Python mode, where a strict tuple would refuse the list
+    for dice in ([6, 2], [2, 6]):
+        body = json.dumps({"position": "4HPwATDgc/ABMA", "dice": dice}).encode()
+        r = client.post("/api/hint", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 200 and r.json()["dice"] == [6, 2]
+
+
+def test_an_unknown_field_is_named_with_the_fields_the_endpoint_takes(client: TestClient) -> None:
+    status, d = post(client, "/api/evaluate", {"position": "4HPwATDgc/ABMA", "ply": 2})
+    assert status == 422 and d == {
+        "error": "field 'ply': unknown field; /api/evaluate takes position, plies, met",
+        "field": "ply",
+    }
+
+
+@pytest.mark.parametrize("met", [*PUBLISHED_METS, DEFAULT_MET.lower()])
+def test_every_published_table_is_served(client: TestClient, met: str) -> None:
+    status, d = post(client, "/api/evaluate", {"position": MATCH, "met": met})
+    assert status == 200 and d["met"].lower() == met.lower()
+
+
+def test_a_met_path_is_refused_alike_whether_the_file_exists_or_not(client: TestClient, tmp_path: Any) -> None:
+    there = tmp_path / "there.xml"
+    there.write_text("<met></met>")  # met_by_name would parse it and answer differently than for a missing file
+    answers = [post(client, "/api/evaluate", {"position": MATCH, "met": str(p)}) for p in (there, tmp_path / "no.xml")]
+    assert [a[0] for a in answers] == [400, 400] and [a[1]["field"] for a in answers] == ["met", "met"]
+    errors = [re.sub(r"table '[^']*'", "table NAME", d["error"]) for _, d in answers]
+    assert errors[0] == errors[1] and ", ".join(PUBLISHED_METS) in errors[0]
+
+
+def test_a_huge_number_is_not_echoed(client: TestClient) -> None:
+    for path, body in (
+        ("/api/rollout", {"position": "4HPwATDgc/ABMA", "trials": 10**3999}),
+        ("/api/hint", {"position": "4HPwATDgc/ABMA", "dice": [10**3999, 1]}),
+    ):
+        r = client.post(path, json=body)
+        assert r.status_code in (400, 422) and len(r.text) < 300, r.text[:300]
+    assert client.post("/api/rollout", json={"position": "4HPwATDgc/ABMA", "trials": 10**6 + 1}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "content", "status", "field"),
+    [
+        ("GET", "/api/nope", None, 404, "path"),
+        ("GET", "/api/evaluate", None, 405, "method"),
+        ("POST", "/health", b"{}", 405, "method"),
+        ("POST", "/api/evaluate", b'{"position": "\xff"}', 400, "body"),  # JSON, but not UTF-8
+    ],
+)
+def test_starlettes_own_errors_are_json_naming_the_input(
+    client: TestClient, method: str, path: str, content: bytes | None, status: int, field: str
+) -> None:
+    r = client.request(method, path, content=content, headers={"Content-Type": "application/json"})
+    d = r.json()
+    assert r.status_code == status and set(d) == {"error", "field"} and d["field"] == field and field in d["error"]
+    if status == 405:
+        assert "allowed:" in d["error"] and r.headers["allow"]
+
+
+def test_every_answer_says_nosniff(client: TestClient) -> None:
+    for r in (
+        client.get("/health"),
+        client.get("/"),
+        client.post("/api/evaluate", json={"position": "garbage"}),
+        client.post("/api/evaluate", json={}),
+        client.get("/nope"),
+    ):
+        assert r.headers["x-content-type-options"] == "nosniff", r.url
+
+
+def test_an_internal_error_is_a_generic_500_and_goes_to_the_log(
+    evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = create_app(evaluator)
+
+    async def broken(*_: Any) -> dict[str, Any]:
+        raise RuntimeError("secret detail at /srv/private/path")
+
+    monkeypatch.setattr(app.state.service, "evaluate", broken)
+    with TestClient(app, raise_server_exceptions=False) as c, caplog.at_level("ERROR", logger="service.api"):
+        r = c.post("/api/evaluate", json={"position": MONEY})
+    assert r.status_code == 500 and r.json()["field"] == "server" and "secret" not in r.text
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert any("secret detail" in str(rec.exc_info[1]) for rec in caplog.records if rec.exc_info)
 
 
 def json_values() -> st.SearchStrategy[Any]:

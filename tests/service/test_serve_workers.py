@@ -28,8 +28,44 @@ def test_bad_worker_counts_are_one_line_and_exit_2(capsys: pytest.CaptureFixture
     assert_clean_error(code, out, err, "--workers", as_json=False)
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "3601", "soon"])
+def test_bad_rollout_time_limits_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    code, out, err = run_cli(capsys, "serve", "--max-rollout-seconds", value)
+    assert_clean_error(code, out, err, "--max-rollout-seconds", as_json=False)
+
+
+def test_serve_hands_its_options_to_the_app(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    import service.api
+
+    built: list[ServeSettings] = []
+
+    def build(settings: ServeSettings) -> str:  # no net loaded, no server run: only what serve asks for
+        built.append(settings)
+        return "app"
+
+    monkeypatch.setattr(service.api, "app_from_settings", build)
+    monkeypatch.setattr(uvicorn, "Config", lambda app, **options: (app, options))
+    monkeypatch.setattr(uvicorn, "Server", lambda config: type("Server", (), {"run": lambda self: None})())
+    code, _, _ = run_cli(capsys, "serve", "--max-rollout-seconds", "7.5", "--max-rollout-trials", "40")
+    assert code == 0
+    assert built == [ServeSettings(max_rollout_trials=40, max_rollout_seconds=7.5, host="127.0.0.1")]
+    code, _, _ = run_cli(capsys, "serve", "--host", "0.0.0.0")
+    assert code == 0 and built[-1] == ServeSettings(host="0.0.0.0")
+
+
 def test_the_settings_travel_through_the_environment_whole() -> None:
-    settings = ServeSettings(weights="some/net.jgw", batching=False, max_rollout_trials=7, net_threads=3)
+    settings = ServeSettings(
+        weights="some/net.jgw",
+        batching=False,
+        max_rollout_trials=7,
+        net_threads=3,
+        max_rollout_seconds=2.5,
+        host="127.0.0.1",
+    )
     assert ServeSettings.from_environ(settings.to_environ()) == settings
     assert ServeSettings.from_environ({}) == ServeSettings()
     with pytest.raises(ValueError, match=SETTINGS_ENV):
@@ -37,9 +73,10 @@ def test_the_settings_travel_through_the_environment_whole() -> None:
 
 
 def test_the_factory_builds_the_app_of_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SETTINGS_ENV, ServeSettings(batching=False, max_rollout_trials=5).to_environ()[SETTINGS_ENV])
+    settings = ServeSettings(batching=False, max_rollout_trials=5, max_rollout_seconds=9.0)
+    monkeypatch.setenv(SETTINGS_ENV, settings.to_environ()[SETTINGS_ENV])
     service = app_from_environment().state.service
-    assert not service.batcher.batching and service.max_rollout_trials == 5
+    assert not service.batcher.batching and service.max_rollout_trials == 5 and service.max_rollout_seconds == 9.0
     assert service.health()["pid"] == os.getpid()
 
 
