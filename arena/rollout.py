@@ -98,6 +98,8 @@ ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dty
 STRATA = 36
 STRATIFIED_ROLLS = 2  # the first two random rolls of a trial come from the stratified table
 DICE_CHUNK = 64  # later rolls drawn per trial at a time
+#: No trial of a real game lasts this long (games end in a few hundred plies at most).
+MAX_TRIAL_PLIES = 20_000
 BLOCK_ROWS = 648  # trials (of all positions together) per lockstep block, about
 #: Trials per player call at each depth: a 2-ply move choice holds ~10^5 evaluations per trial.
 PLAYER_ROWS = {0: None, 1: 64, 2: 2}
@@ -218,8 +220,10 @@ class RolloutConfig:
         if self.cube is not None:
             parse_cube_spec(self.cube)  # InvalidSpec naming it, before any trial
         check_screen(self.luck_screen)
-        if self.block_rows < 1:
+        if isinstance(self.block_rows, bool) or not isinstance(self.block_rows, int) or self.block_rows < 1:
             raise InvalidSpec(f"block_rows {self.block_rows!r}: give at least 1")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
+            raise InvalidSpec(f"seed {self.seed!r}: give a whole number of at least 0")
 
     @property
     def cube_spec(self) -> str:
@@ -537,6 +541,8 @@ def roll_out_block(
     out.outcome[over_at_start] = game_over_probabilities(boards[over_at_start])
     finished(over_at_start)
     while g.live.any():
+        if g.ply[g.live].min() >= MAX_TRIAL_PLIES:  # a backstop: positions no game can leave are refused on input
+            raise NotSupported(f"a trial passed {MAX_TRIAL_PLIES} plies without ending: the position cannot end")
         # Every live trial of a block is at the same ply: the late player takes over all at once.
         switch = late is not None and config.late_after is not None and active is player
         if switch and g.ply[g.live].min() >= (config.late_after or 0):
@@ -1164,8 +1170,11 @@ class SavedRollout:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 arrays = {name: data[name] for name in TrialOutcomes.__dataclass_fields__}
+            if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+                raise ValueError("its description is not a JSON object with a config")
             if meta.get("format") != ROLLOUT_FILE_FORMAT:
                 raise ValueError(f"format {meta.get('format')!r}")
+            _check_saved_outcomes(arrays)
             return cls(
                 RolloutKind(meta["kind"]),
                 [str(t) for t in meta["starts"]],
@@ -1174,8 +1183,20 @@ class SavedRollout:
                 RolloutConfig(**{"cubeful_luck": False, "luck_screen": None} | meta["config"]),
                 TrialOutcomes(**arrays),
             )
-        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, JumpgammonError) as exc:
             raise InvalidSpec(f"{os.fspath(path)!r} is not a saved rollout ({exc})") from None
+
+
+def _check_saved_outcomes(arrays: dict[str, np.ndarray]) -> None:
+    """ValueError unless a saved rollout's arrays are numbers, finite, one row per trial each."""
+    rows = {name: a.shape[0] if a.ndim else -1 for name, a in arrays.items()}
+    if len(set(rows.values())) != 1 or -1 in rows.values():
+        raise ValueError(f"its arrays hold different numbers of trials ({rows})")
+    for name, a in arrays.items():
+        if a.dtype.kind not in "biuf":
+            raise ValueError(f"array {name!r} holds {a.dtype}, not numbers")
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            raise ValueError(f"array {name!r} holds a value that is not finite")
 
 
 def read_position_file(lines: Sequence[str], source: str) -> list[RolloutStart]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 from typing import Any
 
 from cli.common import existing_file, float_range, int_range
+from engine.errors import InvalidSpec
 from nets.evaluator import load_evaluator
 
 #: The import string of the app factory each process of ``--workers N`` builds its application with.
@@ -75,6 +77,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port``; InvalidSpec naming the option when the name or the port will not do.
+
+    Bound before the "serving" line is printed, so that a port in use or an unknown host is a one-line
+    error (exit 2), not a success line followed by the server's own failure.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise InvalidSpec(f"--host {host!r}: cannot be resolved ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise InvalidSpec(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    return sock
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns 0 (2 with a one-line error when the extra is missing)."""
     try:
@@ -99,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
     if app is None:
         load_evaluator(settings.weights)  # a bad weights file is refused here, once, not in every process
         os.environ.update(settings.to_environ())  # the spawned processes inherit it; the factory reads it
+    sock = listening_socket(args.host, args.port)
+    if app is None:
+        sock.close()  # uvicorn's worker processes bind the address themselves: checked free just now
     url = f"http://{args.host}:{args.port}/"
     if args.json:
         print(json.dumps({"url": url, "batching": settings.batching, "workers": args.workers}), flush=True)
@@ -107,5 +132,5 @@ def run(args: argparse.Namespace) -> int:
     if app is None:
         uvicorn.run(APP_FACTORY, factory=True, workers=args.workers, **options)
     else:
-        uvicorn.Server(uvicorn.Config(app, **options)).run()
+        uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
     return 0

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, InvalidPosition
+from engine.errors import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, InvalidPosition, InvalidPositionId
 from engine.ids import (
     board_from_key,
     board_from_position_id,
@@ -59,6 +59,18 @@ def _count_problem(values: Sequence[int]) -> str | None:
     theirs = -sum(v for v in values if v < 0)
     if own > CHECKERS or theirs > CHECKERS:
         return f"{own} and {theirs} checkers on the board (at most {CHECKERS} a side)"
+    return _deadlock_problem(values)
+
+
+def _deadlock_problem(values: Sequence[int]) -> str | None:
+    """Why neither side could ever move (each on the bar against the other's closed board), or None.
+
+    No game reaches such a position, and a game played from it would never end.
+    """
+    own_stuck = values[25] > 0 and all(values[p] <= -2 for p in range(19, 25))
+    theirs_stuck = values[0] < 0 and all(values[p] >= 2 for p in range(1, 7))
+    if own_stuck and theirs_stuck:
+        return "neither side can ever move (both on the bar against a closed board; no game reaches this position)"
     return None
 
 
@@ -136,7 +148,11 @@ class Position:
     def from_id(cls, position_id: str) -> Position:
         """Decode a gnubg position ID (or ``POSITIONID:MATCHID``); raises InvalidPositionId."""
         text = position_id.split(":", 1)[0] if isinstance(position_id, str) else position_id
-        return cls(board_from_position_id(text), _trusted=True)
+        board = board_from_position_id(text)
+        problem = _deadlock_problem(board.tolist())
+        if problem is not None:
+            raise InvalidPositionId(f"position ID {text!r}: {problem}")
+        return cls(board, _trusted=True)
 
     @classmethod
     def from_xgid(cls, xgid: str | Xgid) -> Position:

@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -432,6 +433,28 @@ def test_a_rollout_saved_before_the_cubeful_luck_and_the_screen_continues_with_t
     np.savez(tmp_path / "old.npz", meta=np.array(json.dumps(meta)), **arrays)
     old = SavedRollout.load(tmp_path / "old.npz").config
     assert not old.cubeful_luck and old.luck_screen is None
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda meta, arrays: (["a list"], arrays), "not a JSON object"),
+        (lambda meta, arrays: (meta, {**arrays, "cubeful": np.full_like(arrays["cubeful"], np.nan)}), "not finite"),
+        (lambda meta, arrays: (meta, {**arrays, "plies": arrays["plies"][:-1]}), "different numbers of trials"),
+        (lambda meta, arrays: ({**meta, "config": {**meta["config"], "seed": "x"}}, arrays), "seed 'x'"),
+    ],
+)
+def test_a_damaged_saved_rollout_is_refused_naming_the_file(tmp_path: Path, damage: Any, words: str) -> None:
+    """Loading checks what a rollout would trip over later: the description's type, finite equal-length arrays."""
+    config = RolloutConfig(trials=4, truncate=2)
+    r = run_rollouts([RolloutStart(Position.initial())], config, progress=False)[0]
+    SavedRollout(RolloutKind.POSITIONS, ["4HPwATDgc/ABMA"], [], config, r.outcomes).save(tmp_path / "good.npz")
+    with np.load(tmp_path / "good.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    meta, arrays = damage(json.loads(str(arrays.pop("meta"))), arrays)
+    np.savez(tmp_path / "bad.npz", meta=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(InvalidSpec, match=f"bad.npz' is not a saved rollout .*{words}"):
+        SavedRollout.load(tmp_path / "bad.npz")
 
 
 def test_cubeful_rollouts_of_two_sided_bearoffs_agree_with_the_databases_cubeful_equity() -> None:

@@ -24,6 +24,9 @@ def boards(draw: st.DrawFn, max_checkers: int = 15, min_checkers: int = 1) -> np
     pool = opp_home if home_bias and opp_home else free
     for _ in range(n_opp):
         b[draw(st.sampled_from(pool))] -= 1
+    if b[25] > 0 and b[0] < 0 and (b[19:25] <= -2).all() and (b[1:7] >= 2).all():
+        b[1] += b[25]  # neither side could ever move: no game is in such a position (Position refuses it)
+        b[25] = 0
     return b
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import InvalidMatchId, InvalidPositionId, MatchState, Position
+from engine import InvalidMatchId, InvalidPosition, InvalidPositionId, MatchState, Position
 from tests.engine.strategies import boards
 
 # gnubg.board() for 4HPMwQCMz+AIIQ, read from GNU Backgammon 1.07: (side not on roll, on roll).
@@ -45,6 +45,7 @@ BAD_POSITION_IDS = [
     ("/////////////w", "80 bits"),
     ("//8AAAAAAAAAAA", "16 checkers"),
     ("AQAAAAAAAgAAAA", "both sides"),
+    ("t20DAGDbtgMAYA", "neither side can ever move"),  # both on the bar against closed boards: a game never ends
 ]
 
 
@@ -167,3 +168,14 @@ def test_match_id_fuzz_never_crashes(text: str) -> None:
     except InvalidMatchId:
         return
     assert m.id == text
+
+
+def test_a_board_no_game_can_leave_is_refused() -> None:
+    """Both sides on the bar against the other's closed board: neither can ever move, so a game never ends."""
+    board = np.zeros(26, np.int64)
+    board[1:7], board[25] = 2, 1
+    board[19:25], board[0] = -2, -1
+    with pytest.raises(InvalidPosition, match="neither side can ever move"):
+        Position(board)
+    board[6] = 1  # the opponent can enter on the 6 point: a position like any other
+    assert Position(board).board[25] == 1

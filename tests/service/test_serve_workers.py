@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -49,12 +50,32 @@ def test_serve_hands_its_options_to_the_app(
 
     monkeypatch.setattr(service.api, "app_from_settings", build)
     monkeypatch.setattr(uvicorn, "Config", lambda app, **options: (app, options))
-    monkeypatch.setattr(uvicorn, "Server", lambda config: type("Server", (), {"run": lambda self: None})())
-    code, _, _ = run_cli(capsys, "serve", "--max-rollout-seconds", "7.5", "--max-rollout-trials", "40")
+    monkeypatch.setattr(
+        uvicorn, "Server", lambda config: type("Server", (), {"run": lambda self, sockets=None: None})()
+    )
+    port = str(free_port())
+    code, _, _ = run_cli(capsys, "serve", "--port", port, "--max-rollout-seconds", "7.5", "--max-rollout-trials", "40")
     assert code == 0
     assert built == [ServeSettings(max_rollout_trials=40, max_rollout_seconds=7.5, host="127.0.0.1")]
-    code, _, _ = run_cli(capsys, "serve", "--host", "0.0.0.0")
+    code, _, _ = run_cli(capsys, "serve", "--host", "0.0.0.0", "--port", str(free_port()))
     assert code == 0 and built[-1] == ServeSettings(host="0.0.0.0")
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_port_in_use_or_an_unknown_host_is_a_one_line_error_before_any_serving_line(
+    capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    """The address is bound before "serving" is printed: a script reading --json sees the error, not a URL."""
+    flag = ["--json"] if as_json else []
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code, out, err = run_cli(capsys, "serve", "--port", port, *flag)
+        assert_clean_error(code, out, err, f"--port {port}: cannot listen", as_json=as_json)
+        assert "url" not in out
+    code, out, err = run_cli(capsys, "serve", "--host", "no-such-host.invalid", "--port", str(free_port()), *flag)
+    assert_clean_error(code, out, err, "--host 'no-such-host.invalid'", as_json=as_json)
 
 
 def test_the_settings_travel_through_the_environment_whole() -> None:
