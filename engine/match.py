@@ -212,7 +212,8 @@ class MatchState:
         The match key can encode states that no game reaches (gnubg's ``set`` commands write
         them too, so the codec keeps them): scores at or past the match length, the Crawford
         flag with neither side 1-away, a cube no side could have doubled to, a double offered
-        after the dice were rolled. Evaluating or playing such a state is refused.
+        after the dice were rolled, a game over, dropped or resigned (or a resignation pending).
+        Evaluating or playing such a state is refused.
         """
         try:
             return self._check_playable(label)
@@ -233,6 +234,13 @@ class MatchState:
             raise InvalidMatchState(f"{where}: dice {self.dice} are rolled while a double is pending")
         if self.doubled and self.cube_owner == 1 - self.on_roll:
             raise InvalidMatchState(f"{where}: cube owner {self.cube_owner} is not the player offering the double")
+        if self.resigned or self.game_state not in (GameState.PLAYING, GameState.NONE):
+            what = (
+                "a resignation is pending"
+                if self.resigned
+                else f"the game is {GameState(self.game_state).name.lower()}"
+            )
+            raise InvalidMatchState(f"{where}: {what}, not being played")
         if n == 0:
             if self.crawford:
                 raise InvalidMatchState(f"{where}: crawford flag set in a money game")

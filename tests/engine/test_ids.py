@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import InvalidMatchId, InvalidPosition, InvalidPositionId, MatchState, Position
+from engine import InvalidMatchId, InvalidMatchState, InvalidPosition, InvalidPositionId, MatchState, Position
+from engine.batch import parse_id_pair
 from tests.engine.strategies import boards
 
 # gnubg.board() for 4HPMwQCMz+AIIQ, read from GNU Backgammon 1.07: (side not on roll, on roll).
@@ -179,3 +180,15 @@ def test_a_board_no_game_can_leave_is_refused() -> None:
         Position(board)
     board[6] = 1  # the opponent can enter on the 6 point: a position like any other
     assert Position(board).board[25] == 1
+
+
+@pytest.mark.parametrize(
+    ("match_id", "words"),
+    [("cAoAAAAAAAAA", "the game is over"), ("cEkAAAAAAAAA", "a resignation is pending")],
+)
+def test_a_game_no_longer_played_is_refused_for_evaluation(match_id: str, words: str) -> None:
+    """gnubg's match ID can say the game is over, dropped or resigned: nothing to evaluate (rollouts refused it
+    already; eval and hint answered as if play went on)."""
+    with pytest.raises(InvalidMatchState, match=words):
+        parse_id_pair(f"4HPwATDgc/ABMA:{match_id}")
+    assert parse_id_pair(f"4HPwATDgc/ABMA:{match_id}", playable=False)[1] is not None
