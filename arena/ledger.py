@@ -126,7 +126,10 @@ def load(
     """
     if not path.exists():
         return []
-    lines = path.read_text().splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InvalidSpec(f"{option} {str(path)!r} is not a ledger (not text)") from None
     try:
         header = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError:

@@ -16,7 +16,7 @@ from analysis.analyse import analyse_file
 from analysis.cubemodel import money_cube_model
 from analysis.html import render_html
 from analysis.report import format_text, to_json
-from cli.common import PLIES, add_json_argument, add_met_argument, existing_file, int_range
+from cli.common import PLIES, add_json_argument, add_met_argument, check_output_file, existing_file, int_range
 from cube.met import met_by_name
 from nets import load_evaluator
 from nets.weights import write_atomic
@@ -72,11 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Analyse the file and print the report; returns 0."""
-    if args.html is not None:
-        if args.html.is_dir():
-            raise ValueError(f"--html {str(args.html)!r} is a folder")
-        if not args.html.parent.is_dir():
-            raise ValueError(f"--html {str(args.html)!r}: folder {str(args.html.parent)!r} does not exist")
+    check_output_file(args.html, "--html")
     cube = money_cube_model(args.cube)
     met = met_by_name(args.met)
     ev = load_evaluator(args.weights)

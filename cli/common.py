@@ -54,6 +54,16 @@ def existing_file(text: str) -> Path:
     return path
 
 
+def check_output_file(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output file ``option`` names that is a folder or lies in a missing folder."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a folder")
+    if not path.parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+
+
 def torch_device(text: str) -> str:
     """An argparse type for a torch device this machine has: ``cpu``, or ``cuda``/``cuda:N`` with CUDA."""
     kind, _, index = text.partition(":")

@@ -43,6 +43,7 @@ from cli.common import (
     PLIES,
     add_json_argument,
     add_met_argument,
+    check_output_file,
     existing_file,
     float_range,
     int_range,
@@ -173,7 +174,10 @@ def new_request(args: argparse.Namespace) -> Request:
     if plays and (args.file is not None or args.cube_decision):
         raise ValueError("--plays and --moves take one POSITIONID:MATCHID with dice, without --file or --cube-decision")
     if args.file is not None:
-        lines = Path(args.file).read_text().splitlines()
+        try:
+            lines = Path(args.file).read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise ValueError(f"--file {str(args.file)!r} is not a text file of position IDs") from None
         starts = read_position_file(lines, str(args.file))
         texts = [s.text for s in starts]
     else:
@@ -230,6 +234,7 @@ def resumed_request(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     """Roll out and report; returns 0."""
+    check_output_file(None if args.save is None else Path(args.save), "--save")
     request = resumed_request(args) if args.resume is not None else new_request(args)
     config = request.config
     stop = None

@@ -18,7 +18,7 @@ from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH
 from arena.stats import Equivalence
 from arena.tournament import BLOCK_PAIRS, money_blocks, plural
-from cli.common import CUBE_SPEC_RULE, add_json_argument, float_range, int_range, plays_cubeful
+from cli.common import CUBE_SPEC_RULE, add_json_argument, check_output_file, float_range, int_range, plays_cubeful
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
 from players.cube import CUBE_SPECS
@@ -144,9 +144,10 @@ def _check_output(path: Path | None, option: str, folder: bool) -> None:
     """Refuse an output path that cannot be written, before any game is played."""
     if path is None:
         return
-    if not folder and path.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a folder")
-    if folder and path.exists() and not path.is_dir():
+    if not folder:
+        check_output_file(path, option)
+        return
+    if path.exists() and not path.is_dir():
         raise ValueError(f"{option} {str(path)!r} is not a folder")
     parent = path if folder and path.is_dir() else path.parent
     if not parent.is_dir():

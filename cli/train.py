@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament import plural
-from cli.common import add_json_argument, float_range, int_range, torch_device
+from cli.common import add_json_argument, check_output_file, float_range, int_range, torch_device
 from engine.errors import InvalidSpec
 from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
@@ -134,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     """Train and report the final state; returns 0."""
     # Imported here so that torch loads only for training, not for every command the parser knows.
     from training.td import train
+
+    check_output_file(args.log, "--log")
 
     cfg = TrainConfig(
         out=args.out,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -208,8 +209,10 @@ def plot_equities(model: str, W: float, L: float, path: str, *, jacoby: bool = F
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    tmp = Path(path).with_name(Path(path).name + ".tmp.png")  # never a half-written picture at ``path``
+    fig.savefig(tmp, dpi=110)
     plt.close(fig)
+    tmp.replace(path)
 
 
 assert set(POINT_NAMES) == set(DecisionPoints.__dataclass_fields__)

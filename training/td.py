@@ -43,14 +43,14 @@ from players.cube import CubeSpec, parse_cube_spec
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
 from training.config import DEFAULT_HIDDEN, TrainConfig
 from training.selfplay_cube import CubeGames, CubeTally
-from weights import SHIPPED_DIR
+from weights import in_shipped_folder
 
 
 def _check_out(out: Path) -> None:
     """Refuse a run file that is a folder, lies in the shipped weights/ folder, or cannot be written."""
     if out.is_dir():
         raise JumpgammonError(f"--out {str(out)!r} is a folder; give the run's file, e.g. runs/wide.jgw")
-    if out.resolve().parent == SHIPPED_DIR:
+    if in_shipped_folder(out):  # sub-folders of weights/ too
         raise JumpgammonError(
             f"--out {str(out)!r} is in the shipped weights folder; train into a run file elsewhere "
             "and replace the shipped net with 'jumpgammon weights promote RUN'"

@@ -11,3 +11,9 @@ from pathlib import Path
 SHIPPED_DIR = Path(__file__).resolve().parent
 DEFAULT_WEIGHTS = SHIPPED_DIR / "default.jgw"
 VOLATILITY_WEIGHTS = SHIPPED_DIR / "volatility.jgw"
+
+
+def in_shipped_folder(path: str | Path) -> bool:
+    """Whether ``path`` is this folder or lies anywhere inside it (where nothing but a promotion may write)."""
+    resolved = Path(path).resolve()
+    return resolved == SHIPPED_DIR or SHIPPED_DIR in resolved.parents

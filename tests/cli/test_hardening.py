@@ -21,7 +21,7 @@ from nets.model import new_evaluator
 from nets.volnet import DEFAULT_VOLNET
 from nets.weights import decode_weights
 from tests.cli.helpers import assert_clean_error, run_cli
-from weights import DEFAULT_WEIGHTS, VOLATILITY_WEIGHTS
+from weights import DEFAULT_WEIGHTS, SHIPPED_DIR, VOLATILITY_WEIGHTS
 
 START = "4HPwATDgc/ABMA"
 REPO = Path(__file__).resolve().parents[2]
@@ -87,6 +87,10 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["eval", f"{START}:{_match(match_length=7, cube=2)}"], "centred cube 2"),
     (["hint", f"{START}:{_match(match_length=3, score=(3, 0))}", "--dice", "3", "1"], "score 3-0"),
     (["show", f"{START}:{_match(cube=32768)}"], "cube 32768"),
+    (["train", "--out", str(SHIPPED_DIR / "sub" / "r.jgw"), "--games", "2"], "shipped weights folder"),
+    (["eval", f"{START}:{_match(game_state=2)}"], "the game is over"),
+    (["hint", f"{START}:{_match(resigned=1)}", "--dice", "3", "1"], "a resignation is pending"),
+    (["rollout", "t20DAGDbtgMAYA", "--trials", "2"], "neither side can ever move"),
 ]
 
 
@@ -104,6 +108,7 @@ def test_bad_input_is_one_clean_line(
     code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
     assert_clean_error(code, out, err, needle, as_json)
     assert not (tmp_path / "r.jgw").exists()  # nothing half-written
+    assert not (SHIPPED_DIR / "sub").exists()
 
 
 def test_cuda_device_without_cuda_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -399,3 +404,20 @@ def test_a_reader_that_leaves_ends_the_command_quietly(json_flag: list[str]) -> 
     proc.stdout.close()  # before the command has imported anything, so its first write finds no reader
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and err == b""
+
+
+def test_unusable_files_are_named_before_any_work(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An output that is a folder, an input that is not text: one line naming the option, before any trial."""
+    folder, garbage = tmp_path / "folder", tmp_path / "garbage.bin"
+    folder.mkdir()
+    garbage.write_bytes(b"\xfe\xff\x00garbage")
+    cases = [
+        (["rollout", START, "--trials", "2", "--save", str(folder)], "--save"),
+        (["train", "--out", str(tmp_path / "r.jgw"), "--games", "2", "--log", str(folder)], "--log"),
+        (["rollout", "--file", str(garbage), "--trials", "2"], "is not a text file"),
+        (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "2", "--checkpoint", str(garbage)], "not text"),
+    ]
+    for argv, needle in cases:
+        code, out, err = run_cli(capsys, *argv)
+        assert_clean_error(code, out, err, needle, as_json=False)
+    assert not (tmp_path / "r.jgw").exists()

@@ -24,7 +24,7 @@ from nets.lookahead import FILTER_KEEP, evaluate_plies, filtered_candidates, seg
 from nets.mlp import cubeless_equity
 from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
 from training.supervised.shards import GAME_ID_STRIDE, MANIFEST, NET_OF_PHASE, SHARD_FORMAT, Shard, shard_paths
-from weights import DEFAULT_WEIGHTS, SHIPPED_DIR
+from weights import DEFAULT_WEIGHTS, in_shipped_folder
 
 LABEL_CHUNK = 1024  # positions labelled per lookahead call: the progress bar's step (the lookahead bounds memory)
 
@@ -180,7 +180,7 @@ class GenerateResult:
 def _check_data_folder(data: Path) -> None:
     if data.exists() and not data.is_dir():
         raise JumpgammonError(f"--data {str(data)!r} is a file; give a folder for the shards")
-    if data.resolve() == SHIPPED_DIR or SHIPPED_DIR in data.resolve().parents:
+    if in_shipped_folder(data):
         raise JumpgammonError(f"--data {str(data)!r} is in the shipped weights folder; use e.g. runs/data")
 
 

@@ -30,7 +30,7 @@ from nets.model import PhaseNet, recoded_tensors
 from nets.weights import remove_stale_temporaries, sha256_hex
 from training.supervised.losses import Loss, choice_regret, ranking_loss
 from training.supervised.shards import ExtraRows, PhaseData, load_phase_data
-from weights import DEFAULT_WEIGHTS, SHIPPED_DIR
+from weights import DEFAULT_WEIGHTS, in_shipped_folder
 
 TRAINER = "supervised-plies"
 # Each net's stream of the fit's random numbers (fixed, so that fits from before crashed nets reproduce).
@@ -261,7 +261,7 @@ class FitResult:
 def _check_out(out: Path) -> None:
     if out.is_dir():
         raise JumpgammonError(f"--out {str(out)!r} is a folder; give the candidate's file, e.g. runs/sup.jgw")
-    if out.resolve().parent == SHIPPED_DIR:
+    if in_shipped_folder(out):
         raise JumpgammonError(
             f"--out {str(out)!r} is in the shipped weights folder; write the candidate elsewhere "
             "and replace the shipped net with 'jumpgammon weights promote FILE'"
