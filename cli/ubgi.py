@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from cli.common import PLIES, existing_file
-from cube.met import DEFAULT_MET
+from cube.met import DEFAULT_MET, met_by_name
+from nets.evaluator import load_evaluator
 from service.ubgi_engine import CubeModel, EngineOptions, main
 
 EPILOG = """\
@@ -36,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve the protocol until quit or the end of input; returns 0."""
+    """Serve the protocol until quit or the end of input; returns 0 (2 with one line for a bad --weights or --met)."""
+    load_evaluator(args.weights)  # refused here, before the handshake, not answered "sorry" line by line
+    met_by_name(args.met)
     options = EngineOptions(plies=args.plies, cube_model=CubeModel(args.cube_model), weights=args.weights, met=args.met)
     return main(options)

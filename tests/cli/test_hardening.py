@@ -91,6 +91,7 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["eval", f"{START}:{_match(game_state=2)}"], "the game is over"),
     (["hint", f"{START}:{_match(resigned=1)}", "--dice", "3", "1"], "a resignation is pending"),
     (["rollout", "t20DAGDbtgMAYA", "--trials", "2"], "neither side can ever move"),
+    (["ubgi", "--met", "bogus"], "'bogus'"),  # refused before the handshake, not "sorry" to every cube question
 ]
 
 
