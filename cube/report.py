@@ -72,6 +72,12 @@ def make_model(
 ) -> _Model:
     """Return the model object for a CLI model name (see :data:`MODELS`)."""
     check_choice(name, "model", MODELS)
+    janowski_args = {"--x": x, "--x1": x1, "--x2": x2}
+    jump_args = {"--alpha": alpha, "--local-alpha": local_alpha}
+    ignored = {"dead": janowski_args | jump_args, "live": janowski_args | jump_args, "janowski": jump_args}
+    given = [flag for flag, value in ignored.get(name, janowski_args).items() if value is not None]
+    if given:  # an option the model does not read would be silently ignored
+        raise CubeInputError(f"model {name} takes no {', '.join(given)}")
     if name == "dead":
         return JanowskiModel(0.0)
     if name == "live":

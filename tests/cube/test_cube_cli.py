@@ -69,6 +69,9 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
         (["--W", "1", "--L", "1", "--model", "janowski", "--x", "1.2"], "1.2"),
         (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0"], "--alpha: expected a number in (0, 0.5)"),
         (["--W", "1", "--L", "1", "--model", "live", "--at", "1.5"], "P = 1.5"),
+        (["--W", "1", "--L", "1", "--model", "live", "--x", "0.5"], "model live takes no --x"),  # was ignored
+        (["--W", "1", "--L", "1", "--model", "janowski", "--x", "0.5", "--alpha", "0.1"], "takes no --alpha"),
+        (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0.1", "--x1", "0.5"], "takes no --x1"),
     ],
 )
 def test_errors(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
