@@ -13,7 +13,7 @@ from engine.errors import InvalidSpec
 from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
 from players.cube import CubeSpec
-from training.config import DEFAULT_HIDDEN, TrainConfig
+from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, TrainConfig
 from training.selfplay_cube import parse_training_cube
 
 
@@ -72,7 +72,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="the run's checkpoint file (not in weights/)")
     p.add_argument("--games", type=int_range(1), default=d.games, help="the run's target in games, in total")
     p.add_argument("--parallel", type=int_range(1, 1 << 16), default=d.parallel_games, help="games in lockstep")
-    p.add_argument("--lr", type=float_range(0, 1, low_open=True), default=d.learning_rate, help="Adam learning rate")
+    p.add_argument(
+        "--lr",
+        type=float_range(0, 1, low_open=True),
+        default=None,
+        help=f"Adam learning rate (default {d.learning_rate:g}; {CONTINUE_LEARNING_RATE:g} with --start, "
+        "whose trained nets a large first step would damage)",
+    )
     p.add_argument(
         "--hidden",
         type=hidden_widths,
@@ -136,12 +142,13 @@ def run(args: argparse.Namespace) -> int:
     from training.td import train
 
     check_output_file(args.log, "--log")
+    d = TrainConfig(out=args.out)
 
     cfg = TrainConfig(
         out=args.out,
         games=args.games,
         parallel_games=args.parallel,
-        learning_rate=args.lr,
+        learning_rate=args.lr if args.lr is not None else CONTINUE_LEARNING_RATE if args.start else d.learning_rate,
         hidden=args.hidden,
         start=args.start,
         seed=args.seed,

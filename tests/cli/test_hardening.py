@@ -17,10 +17,12 @@ import pytest
 import torch
 
 from engine import MatchState, Position
+from nets.evaluator import load_evaluator
 from nets.model import new_evaluator
 from nets.volnet import DEFAULT_VOLNET
 from nets.weights import decode_weights
 from tests.cli.helpers import assert_clean_error, run_cli
+from training.config import CONTINUE_LEARNING_RATE
 from weights import DEFAULT_WEIGHTS, SHIPPED_DIR, VOLATILITY_WEIGHTS
 
 START = "4HPwATDgc/ABMA"
@@ -422,3 +424,17 @@ def test_unusable_files_are_named_before_any_work(capsys: pytest.CaptureFixture[
         code, out, err = run_cli(capsys, *argv)
         assert_clean_error(code, out, err, needle, as_json=False)
     assert not (tmp_path / "r.jgw").exists()
+
+
+def test_a_run_from_trained_weights_starts_with_a_small_learning_rate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Adam's first steps move every weight by about the rate: 1e-3 from trained nets damaged them (docs/net-card)."""
+    out = tmp_path / "run.jgw"
+    argv = ["train", "--out", str(out), "--parallel", "2", "--no-bearoff", "--threads", "1", "--games", "2"]
+    code, _, _ = run_cli(capsys, *argv, "--start", str(DEFAULT_WEIGHTS), "--json")
+    assert code == 0
+    assert load_evaluator(out, bearoff=False).header["run"]["config"]["learning_rate"] == CONTINUE_LEARNING_RATE
+    fresh = tmp_path / "fresh.jgw"
+    code, _, _ = run_cli(capsys, "train", "--out", str(fresh), "--parallel", "2", "--games", "2", "--hidden", "8")
+    assert code == 0 and load_evaluator(fresh, bearoff=False).header["run"]["config"]["learning_rate"] == 1e-3

@@ -6,6 +6,8 @@ Sizes are tiny (a few games, plies 0 or 1 on a handful of positions) so that eac
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -344,6 +346,14 @@ def test_fit_writes_a_promotable_candidate_with_its_provenance(tmp_path: Path, d
     stamp = out.stat().st_mtime_ns
     assert fit(cfg, progress=False).nets == json.loads(json.dumps(result.nets))  # finished: reported, not redone
     assert out.stat().st_mtime_ns == stamp
+    grown = tmp_path / "grown"  # the same folder named again, with more in it: fitted again, not reported
+    shutil.copytree(data, grown)
+    regrown = replace(cfg, data=(grown,), out=tmp_path / "grown.jgw")
+    fit(regrown, progress=False)
+    stamp = regrown.out.stat().st_mtime_ns
+    (grown / "extra.json").write_text("{}")
+    fit(regrown, progress=False)
+    assert regrown.out.stat().st_mtime_ns != stamp
     promoted = promote(out, tmp_path / "promoted.jgw")
     assert promoted.header["run"]["trainer"] == TRAINER
 

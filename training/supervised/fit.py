@@ -9,6 +9,7 @@ provenance and every setting, so ``jumpgammon weights promote`` accepts it.
 from __future__ import annotations
 
 import enum
+import hashlib
 import math
 import sys
 import time
@@ -268,6 +269,17 @@ def _check_out(out: Path) -> None:
         )
 
 
+def _inputs_fingerprint(cfg: FitConfig, start: Path) -> str:
+    """A digest of what a fit reads besides its settings: the start net's bytes and the data, label and held-out
+    folders' files (names and sizes), so that a rerun after either changed fits again instead of reporting."""
+    digest = hashlib.sha256(sha256_hex(start).encode())
+    for folder in (*cfg.data, *cfg.labels, *cfg.exclude):
+        files = sorted(f for f in Path(folder).rglob("*") if f.is_file()) if Path(folder).is_dir() else []
+        for f in files:
+            digest.update(f"{folder}|{f.relative_to(folder)}|{f.stat().st_size}\n".encode())
+    return digest.hexdigest()[:16]
+
+
 def fit(
     cfg: FitConfig, progress: bool = True, extra: tuple[ExtraRows, ...] = (), excluded: set[bytes] | None = None
 ) -> FitResult:
@@ -286,9 +298,11 @@ def fit(
     if unknown:
         raise JumpgammonError(f"unknown nets {unknown}; the phase nets are {list(ALL_NETS)}")
     settings = cfg.to_json()
+    inputs = _inputs_fingerprint(cfg, start)
     if cfg.out.is_file():
         record = load_evaluator(cfg.out, bearoff=False).header.get("run", {})
-        if record.get("trainer") == TRAINER and record.get("config") == settings:
+        same = record.get("config") == settings and record.get("inputs") == inputs  # the same folders may grow
+        if record.get("trainer") == TRAINER and same:
             return FitResult(str(cfg.out), record.get("nets", {}), record.get("seconds", 0.0))
     cfg.device.torch_device()  # a missing GPU is reported before the data load, not after
     if cfg.threads:
@@ -336,6 +350,7 @@ def fit(
         "config": settings,
         "start": {"file": str(start), "sha256": sha256_hex(start), "run": base.header.get("run", {})},
         "data": provenance,
+        "inputs": inputs,
         "nets": report,
         "seconds": seconds,
     }
