@@ -7,9 +7,10 @@ import json
 
 from cli.common import add_evaluation_arguments, add_met_argument, int_range
 from cube.met import met_by_name
+from cube.states import CubeState
 from engine import InvalidDice, check_dice, parse_id_pair
 from nets import load_evaluator
-from nets.analysis import format_moves, match_cube_of, moves_json, moves_mwc_json
+from nets.analysis import cube_state_of, format_moves, match_cube_of, moves_json, moves_mwc_json
 
 EPILOG = """\
 examples:
@@ -52,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         out.update(match_id=match.id, met=met.name, away=cube.score.away, opp_away=cube.score.opp_away)
         moves = moves_mwc_json(ev, position, (d1, d2), args.plies, met, cube)
     else:
-        moves = moves_json(ev, position, (d1, d2), args.plies)
+        state, jacoby = (cube_state_of(match), bool(match.jacoby)) if match is not None else (CubeState.CENTERED, True)
+        moves = moves_json(ev, position, (d1, d2), args.plies, state, jacoby)
     out["moves"] = moves
     if args.json:
         print(json.dumps(out))

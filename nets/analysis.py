@@ -24,7 +24,7 @@ from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.match import MatchState
 from engine.position import Position
 from nets.base import BoardEvaluator
-from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice
+from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice, money_cube_decisions
 from nets.evaluator import Evaluator, Probabilities
 from nets.lookahead import evaluate_plies, rank_moves
 from nets.mlp import OUTPUTS, cubeless_equity
@@ -388,7 +388,7 @@ def analyse(
         if at_score and met is not None:
             moves = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
-            moves = moves_json(ev, position, match.dice, plies)
+            moves = moves_json(ev, position, match.dice, plies, state, jacoby)
     return EvalReport(
         position_id=position.id,
         match_id=match.id,
@@ -404,9 +404,28 @@ def analyse(
     )
 
 
-def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], plies: int) -> list[dict[str, Any]]:
-    """Every legal play ranked like gnubg's hint (mover's view)."""
-    ranked = rank_moves(ev, position, dice, plies)
+def moves_json(
+    ev: BoardEvaluator,
+    position: Position,
+    dice: tuple[int, int],
+    plies: int,
+    state: CubeState = CubeState.CENTERED,
+    jacoby: bool = True,
+) -> list[dict[str, Any]]:
+    """Every legal play ranked like gnubg's hint in money play (mover's view), the mover's cube ``state``.
+
+    ``equity`` is cubeful: minus the opponent's cubeful equity on roll after the play, gnubg's money
+    model (its cube life by position class, exact in two-sided bear-offs) with ``jacoby``, per unit
+    of the cube; ``cubeless_equity`` ignores the cube; ``difference`` is the cubeful one's.
+    """
+    theirs = {CubeState.OWNED: CubeState.UNAVAILABLE, CubeState.UNAVAILABLE: CubeState.OWNED}.get(state, state)
+
+    def cubeful(mover: np.ndarray, kids: np.ndarray) -> np.ndarray:
+        opponent = flip_probabilities(mover)
+        decided = money_cube_decisions(kids, opponent, theirs, jacoby=jacoby, beavers=MONEY_BEAVERS)
+        return -np.asarray(decided.equity, np.float64)
+
+    ranked = rank_moves(ev, position, dice, plies, value=cubeful)
     best = ranked[0].equity
     return [
         {
@@ -415,6 +434,7 @@ def moves_json(ev: BoardEvaluator, position: Position, dice: tuple[int, int], pl
             "position_id": r.position.id,
             "plies": r.plies,
             "equity": round(r.equity, 6),
+            "cubeless_equity": round(float(cubeless_equity(r.probabilities[None])[0]), 6),
             "difference": round(r.equity - best, 6),
             "probabilities": probabilities_json(r.probabilities),
         }

@@ -367,7 +367,8 @@ class Service:
             cube_now = match_cube_of(match, met)
             moves = await self.batcher.call(moves_mwc_json, position, dice, req.plies, met, cube_now)
         else:
-            moves = await self.batcher.call(moves_json, position, dice, req.plies)
+            state, jacoby = cube_state_of(match), bool(match.jacoby)
+            moves = await self.batcher.call(moves_json, position, dice, req.plies, state, jacoby)
         shown = moves[: req.max_moves]
         for m in shown:  # each play's resulting position is its ID's, the opponent on roll
             m["xgid"] = after_play(Position.from_id(m["position_id"]), match)

@@ -68,6 +68,17 @@ def test_hint_ranks_every_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert eqs == sorted(eqs, reverse=True) and js["moves"][0]["difference"] == 0
 
 
+def test_money_hint_ranks_by_the_cubeful_equity_as_gnubg(capsys: pytest.CaptureFixture[str]) -> None:
+    """A two-sided bear-off, 1-1: bearing two off wins most often, but leaves the opponent a cube it uses well; the
+    databases' exact cubeful equities rank the safer play first (gnubg's choice, -0.179), not the cubeless order."""
+    code, js = run_json(capsys, "hint", "KQEAYC4AAAAAAA", "--dice", "1", "1")
+    assert code == 0
+    best, second = js["moves"][:2]
+    assert best["move"] == "3/2(2) 1/off(2)" and best["equity"] == pytest.approx(-0.179, abs=0.001)
+    assert best["cubeless_equity"] < second["cubeless_equity"]  # cubeless, the other play would lead
+    assert best["equity"] > second["equity"]
+
+
 def test_cube_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, js = run_json(
         capsys, "cube", "--W", "1.4", "--L", "1.0", "--alpha", "0.10", "--model", "jump-linear", "--at", "0.3,0.5,0.7"

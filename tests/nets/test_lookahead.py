@@ -65,12 +65,13 @@ def test_forced_bearoff_jump_volatility(exact_evaluator: Evaluator) -> None:
 
 
 def test_position_with_one_outcome_has_no_volatility() -> None:
-    # Both sides on the bar against closed boards: no roll changes anything.
+    # Both sides on the bar against closed boards: no roll changes anything. No game reaches it (Position refuses it
+    # from input); built unchecked here only to see the volatility kernel give zero where nothing can happen.
     b = np.zeros(26, np.int64)
     b[25], b[0] = 1, -1
     b[1:7], b[7] = 2, 2
     b[19:25], b[18] = -2, -2
-    p = Position.from_board(b)
+    p = Position(b, _trusted=True)
     ev = new_evaluator(hidden=(8,), seed=1)
     v = jump_volatility(ev, p)
     assert v.sigma == pytest.approx(0.0, abs=1e-12) and v.mean_abs_jump == pytest.approx(0.0, abs=1e-12)
