@@ -197,8 +197,9 @@ class Evaluator:
         boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
         out = np.empty((len(boards), 5))
         ph = phases(boards)
+        net_masks = self.routes(boards)
         routes: list[tuple[np.ndarray, Any]] = [
-            (mask, lambda b, name=name: self.net_probabilities(b, name)) for name, mask in self.routes(boards).items()
+            (mask, lambda b, name=name: self.net_probabilities(b, name)) for name, mask in net_masks.items()
         ]
         routes.append((ph == GamePhase.OVER, game_over_probabilities))
         two, one = self.two_sided, self.one_sided
@@ -209,9 +210,12 @@ class Evaluator:
         for mask, fn in routes:
             if mask.any():
                 out[mask] = fn(boards[mask])
-        judged = ph <= GamePhase.RACE  # the nets' positions: a net may give weight to a result the rules exclude
+        # The nets' positions (bear-offs too where their database is missing): a net may give weight to a result
+        # the rules exclude.
+        judged = np.logical_or.reduce([*net_masks.values(), np.zeros(len(boards), bool)])
         if judged.any():
-            out[judged] = within_rules(out[judged], possible_results(boards[judged], ph[judged] == GamePhase.RACE))
+            race = ph[judged] != GamePhase.CONTACT
+            out[judged] = within_rules(out[judged], possible_results(boards[judged], race))
         return out
 
     def evaluate(self, position: Position) -> Probabilities:

@@ -51,3 +51,15 @@ def test_every_evaluation_respects_the_rules() -> None:
     assert (~possible).sum() > 100  # the games reach positions where the rules exclude results
     assert (probs[:, 1:][~possible] == 0).all()
     assert (probs[:, 2] <= probs[:, 1]).all() and (probs[:, 4] <= probs[:, 3]).all()
+
+
+def test_bear_offs_judged_by_a_net_respect_the_rules_too() -> None:
+    """Without the databases (as a fit's checks load it) the race net judges the bear-offs: the rules still bound
+    its results (a side that has borne a checker off cannot be gammoned); they were skipped there before 2026-11-27."""
+    boards = positions_from_games(40, seed=11)
+    ph = phases(boards)
+    bearoffs = boards[(ph == GamePhase.BEAROFF_ONE_SIDED) | (ph == GamePhase.BEAROFF_TWO_SIDED)]
+    probs = load_evaluator(bearoff=False).evaluate_boards(bearoffs)
+    possible = possible_results(bearoffs, np.ones(len(bearoffs), bool))
+    assert (~possible).sum() > 50
+    assert (probs[:, 1:][~possible] == 0).all()
