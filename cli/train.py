@@ -61,8 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "train",
         description=(
             "Self-play TD(0) training. --out names the run's file: it is created, or resumed when it "
-            "exists, and the run stops once it holds at least --games games in total (the games in flight "
-            "finish, so a few more may end), so rerunning the same "
+            "exists, and the run stops once it holds --games games in total (the games in flight are "
+            "kept in the checkpoint, not played out), so rerunning the same "
             "command after an interruption finishes the run exactly as if it had not stopped. "
             "The shipped net is never written here: see 'jumpgammon weights promote'."
         ),
