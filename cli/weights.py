@@ -117,6 +117,11 @@ def _judge(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Print the file's description, judge a candidate, or write its nets (without run state) to ``--to``; returns 0."""
+    given = [flag for flag, on in (("--to", args.to is not None), ("--write", args.write)) if on]
+    if args.action == "info" and given:
+        raise ValueError(f"weights info takes no {' or '.join(given)} (they belong to promote)")
+    if args.to is not None and args.write:
+        raise ValueError("give --to (write the nets without the rule) or --write (replace the shipped net), not both")
     if args.action == "promote" and args.to is None:
         return _judge(args)
     info = describe(args.file)

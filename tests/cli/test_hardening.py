@@ -94,6 +94,8 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["hint", f"{START}:{_match(resigned=1)}", "--dice", "3", "1"], "a resignation is pending"),
     (["rollout", "t20DAGDbtgMAYA", "--trials", "2"], "neither side can ever move"),
     (["ubgi", "--met", "bogus"], "'bogus'"),  # refused before the handshake, not "sorry" to every cube question
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--write"], "weights info takes no --write"),  # was ignored
+    (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "x.jgw", "--write"], "not both"),
 ]
 
 
