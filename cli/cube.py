@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         "N": args.grid,
     }
     at = [s.strip() for s in args.at.split(",") if s.strip()]
+    if args.at.strip() and not at:
+        raise ValueError(f"--at {args.at!r} names no P value (give e.g. 0.3,0.5,0.7)")
     rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers, **model_args)
     if args.plot:
         plot_equities(args.model, rep.W, rep.L, args.plot, jacoby=args.jacoby, **model_args)

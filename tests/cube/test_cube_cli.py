@@ -70,6 +70,7 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
         (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0"], "--alpha: expected a number in (0, 0.5)"),
         (["--W", "1", "--L", "1", "--model", "live", "--at", "1.5"], "P = 1.5"),
         (["--W", "1", "--L", "1", "--model", "live", "--x", "0.5"], "model live takes no --x"),  # was ignored
+        (["--W", "1", "--L", "1", "--model", "live", "--at", ",,"], "names no P value"),
         (["--W", "1", "--L", "1", "--model", "janowski", "--x", "0.5", "--alpha", "0.1"], "takes no --alpha"),
         (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0.1", "--x1", "0.5"], "takes no --x1"),
     ],
