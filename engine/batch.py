@@ -42,6 +42,10 @@ def parse_id_pair(text: str, playable: bool = True) -> tuple[Position, MatchStat
     """
     if not isinstance(text, str):
         raise InvalidPositionId(f"position ID must be a string, got {type(text).__name__}: {text!r}")
+    if text.strip().lower().startswith("board:"):
+        raise InvalidPositionId(
+            f"{text[:40]!r}... is a FIBS board, not a position ID: 'jumpgammon id --fibs BOARD' gives its IDs"
+        )
     if looks_like_xgid(text):
         xgid = parse_xgid(text)
         state = MatchState.from_xgid(xgid)
