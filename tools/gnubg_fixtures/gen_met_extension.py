@@ -54,8 +54,9 @@ def main() -> None:
     """Run this file inside gnubg and add the generator's name and gnubg's version."""
     tmp = OUT + ".tmp"
     env = dict(os.environ, **{JOB: tmp})
-    subprocess.run([GNUBG, "-t", "-q", "-p", os.path.abspath(__file__)], env=env, check=True, timeout=300,
-                   capture_output=True)
+    subprocess.run(
+        [GNUBG, "-t", "-q", "-p", os.path.abspath(__file__)], env=env, check=True, timeout=300, capture_output=True
+    )
     with open(tmp) as f:
         data = json.load(f)
     os.remove(tmp)

@@ -102,7 +102,9 @@ def main() -> None:
             for suffix in (".sgf", ".mat"):
                 made = work / (name + suffix)
                 if not made.is_file():
-                    raise RuntimeError(f"gnubg wrote no {made.name}; it said:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+                    raise RuntimeError(
+                        f"gnubg wrote no {made.name}; it said:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+                    )
                 (OUT / made.name).write_text(made.read_text(encoding="utf-8"), encoding="utf-8")
             files.append(name)
     index = {"generator": "tools/gnubg_fixtures/gen_odd_records.py", "gnubg_version": _version(), "files": files}
