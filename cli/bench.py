@@ -94,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.arena_speed import bench_arena
 
         games = args.games if args.games is not None else 2000
-        arena = bench_arena(games + games % 2)
+        if games % 2:  # mirrored pairs, as tournament: an odd count is refused rather than rounded up
+            raise ValueError(f"--games {games}: the arena plays mirrored pairs, give an even number")
+        arena = bench_arena(games)
         if args.json:
             print(json.dumps(arena.to_json()))
             return 0

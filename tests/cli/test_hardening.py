@@ -96,6 +96,7 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["ubgi", "--met", "bogus"], "'bogus'"),  # refused before the handshake, not "sorry" to every cube question
     (["weights", "info", str(DEFAULT_WEIGHTS), "--write"], "weights info takes no --write"),  # was ignored
     (["eval", "board:You:gnubg:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0"], "is a FIBS board"),
+    (["bench", "arena", "--games", "3"], "give an even number"),  # it played 4
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "x.jgw", "--write"], "not both"),
 ]
 
