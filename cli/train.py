@@ -13,7 +13,7 @@ from engine.errors import InvalidSpec
 from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
 from players.cube import CubeSpec
-from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, TrainConfig
+from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, FRESH_LEARNING_RATE, TrainConfig
 from training.selfplay_cube import parse_training_cube
 
 
@@ -76,8 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--lr",
         type=float_range(0, 1, low_open=True),
         default=None,
-        help=f"Adam learning rate (default {d.learning_rate:g}; {CONTINUE_LEARNING_RATE:g} with --start, "
-        "whose trained nets a large first step would damage)",
+        help=f"Adam learning rate (default: a resumed run's own; a new one {FRESH_LEARNING_RATE:g}, or "
+        f"{CONTINUE_LEARNING_RATE:g} with --start, whose trained nets a large first step would damage)",
     )
     p.add_argument(
         "--hidden",
@@ -142,13 +142,12 @@ def run(args: argparse.Namespace) -> int:
     from training.td import train
 
     check_output_file(args.log, "--log")
-    d = TrainConfig(out=args.out)
 
     cfg = TrainConfig(
         out=args.out,
         games=args.games,
         parallel_games=args.parallel,
-        learning_rate=args.lr if args.lr is not None else CONTINUE_LEARNING_RATE if args.start else d.learning_rate,
+        learning_rate=args.lr,  # None: the run's own on resume, else by whether it starts from trained nets
         hidden=args.hidden,
         start=args.start,
         seed=args.seed,

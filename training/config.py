@@ -15,6 +15,8 @@ DEFAULT_HIDDEN = (128, 64)
 #: The learning rate of a run started from trained nets when none is given: Adam's first steps move every weight
 #: by about the rate, and 1e-3 moved a converged net's equities by 0.058 on average in two games (3e-5: 0.0025).
 CONTINUE_LEARNING_RATE = 3e-5
+#: A new run's learning rate from random nets when none is given.
+FRESH_LEARNING_RATE = 1e-3
 
 
 @dataclass
@@ -24,7 +26,8 @@ class TrainConfig:
     out: Path  # the run's weights and state; resumed when it exists; never the shipped weights/
     games: int = 100_000  # the run's target in total: a resumed run stops when it has played this many
     parallel_games: int = 512  # games played in lockstep; one gradient step per move of all
-    learning_rate: float = 1e-3
+    #: None: the run's own on resume; for a new run 1e-3, or CONTINUE_LEARNING_RATE from ``start``'s trained nets
+    learning_rate: float | None = None
     hidden: tuple[int, ...] | None = None  # None: the run's own on resume, else DEFAULT_HIDDEN
     start: Path | None = None  # a new run's initial nets (a weights file); None: random nets of ``hidden``
     seed: int | None = None  # None: the run's own on resume, else 1

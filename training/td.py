@@ -41,7 +41,7 @@ from nets.model import PhaseNet, new_evaluator, recoded_evaluator, torch_evaluat
 from nets.weights import remove_stale_temporaries
 from players.cube import CubeSpec, parse_cube_spec
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
-from training.config import DEFAULT_HIDDEN, TrainConfig
+from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, FRESH_LEARNING_RATE, TrainConfig
 from training.selfplay_cube import CubeGames, CubeTally
 from weights import in_shipped_folder
 
@@ -74,6 +74,8 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     settings = cfg.to_json()
     asked_cube = settings["cube"]
     if not cfg.out.is_file():
+        if cfg.learning_rate is None:
+            settings["learning_rate"] = CONTINUE_LEARNING_RATE if cfg.start is not None else FRESH_LEARNING_RATE
         seed = cfg.seed if cfg.seed is not None else 1
         if cfg.start is not None:
             if cfg.hidden is not None:
@@ -111,6 +113,8 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     saved_ev, run = load_checkpoint(cfg.out)
     ev = torch_evaluator(saved_ev, cfg.device)
     saved = run.config
+    if cfg.learning_rate is None:  # a resumed run keeps its own rate unless --lr changes it
+        settings["learning_rate"] = saved.get("learning_rate", FRESH_LEARNING_RATE)
     if cfg.encoding is not None and cfg.encoding is not ev.encoding:
         raise JumpgammonError(
             f"--encoding {cfg.encoding.short} differs from the encoding of {cfg.out} ({ev.encoding.short}); "
@@ -212,12 +216,13 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
     if run.rng is not None:
         rng.bit_generator.state = run.rng
     nets = torch_nets(ev)
-    optims = {name: torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for name, net in nets.items()}
+    rate = float(settings["learning_rate"])
+    optims = {name: torch.optim.Adam(net.parameters(), lr=rate) for name, net in nets.items()}
     if run.optimizers is not None:
         for name, optim in optims.items():
             optim.load_state_dict(_torch_optimizer_state(run.optimizers[name]))
             for group in optim.param_groups:
-                group["lr"] = cfg.learning_rate
+                group["lr"] = rate
     n = cfg.parallel_games
     if run.boards is not None and run.first is not None:
         selfplay = SelfPlay(rng, n, boards=run.boards, opening=run.first)

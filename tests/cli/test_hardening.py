@@ -439,6 +439,9 @@ def test_a_run_from_trained_weights_starts_with_a_small_learning_rate(
     code, _, _ = run_cli(capsys, *argv, "--start", str(DEFAULT_WEIGHTS), "--json")
     assert code == 0
     assert load_evaluator(out, bearoff=False).header["run"]["config"]["learning_rate"] == CONTINUE_LEARNING_RATE
+    code, _, err = run_cli(capsys, *argv[:-1], "4", "--json")  # resumed without --start: it keeps its own rate
+    assert code == 0 and "changed" not in err
+    assert load_evaluator(out, bearoff=False).header["run"]["config"]["learning_rate"] == CONTINUE_LEARNING_RATE
     fresh = tmp_path / "fresh.jgw"
     code, _, _ = run_cli(capsys, "train", "--out", str(fresh), "--parallel", "2", "--games", "2", "--hidden", "8")
     assert code == 0 and load_evaluator(fresh, bearoff=False).header["run"]["config"]["learning_rate"] == 1e-3
