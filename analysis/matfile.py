@@ -132,6 +132,7 @@ def _money_rules(rules: dict[str, str], name: str) -> MoneyRules:
         jacoby=rules.get("jacoby", "off").lower() == "on",
         beavers=rules.get("beaver", "off").lower() == "on",
         max_cube=min(int(limit), MAX_CUBE),
+        jacoby_stated="jacoby" in rules,
     )
 
 

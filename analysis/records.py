@@ -22,6 +22,10 @@ class InvalidRecord(InvalidText):
     """A game record that cannot be read or replayed; the message names the file, the line or game, and why."""
 
 
+class PointsDisagree(InvalidRecord):
+    """A game whose stated points (``Wins N points``) differ from the points its replay scores."""
+
+
 def read_record_text(path: Path) -> str:
     """The text of a record file; raises InvalidRecord naming the file and the first byte that is not UTF-8."""
     try:
@@ -66,6 +70,7 @@ class MoneyRules:
     jacoby: bool = False
     beavers: bool = False
     max_cube: int = MAX_CUBE
+    jacoby_stated: bool = True  # False: the file did not say (a gnubg .mat), so the stated points may settle it
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ event), the move and why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord
+from analysis.records import Action, Event, GameRecord, InvalidRecord, MatchRecord, PointsDisagree
 from cube.errors import CubeInputError
 from cube.match import MatchCube, MatchScore
 from cube.states import CubeState
@@ -115,7 +115,28 @@ class MatchReplay:
 
 
 def replay(record: MatchRecord) -> MatchReplay:
-    """Every game of ``record`` played through the rules (module docstring); raises InvalidRecord on the first fault."""
+    """Every game of ``record`` played through the rules (module docstring); raises InvalidRecord on the first fault.
+
+    A money session whose file does not state the Jacoby rule (gnubg's own .mat export writes no rule
+    tags, and gnubg plays with the rule by default) is read without it, or with it where only that
+    makes every game's stated points those its replay scores.
+    """
+    try:
+        return _replay(record)
+    except PointsDisagree:
+        rules = record.rules
+        if record.length or rules.jacoby_stated or rules.jacoby:
+            raise
+        with_jacoby = replace(record, rules=replace(rules, jacoby=True))
+        try:
+            return _replay(with_jacoby)
+        except PointsDisagree:
+            pass
+        raise
+
+
+def _replay(record: MatchRecord) -> MatchReplay:
+    """:func:`replay` with the record's rules as read."""
     games: list[GameReplay] = []
     running = [0, 0]
     crawford_done = False
@@ -174,7 +195,7 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_pl
                 if event.points is not None and event.points != state.points:
                     rules = record.rules
                     hint = "" if record.length else f" (read with the Jacoby rule {'on' if rules.jacoby else 'off'})"
-                    raise InvalidRecord(
+                    raise PointsDisagree(
                         f"{name} ({event.where}): the record says player {event.player} wins {event.points} points; "
                         f"the replay scores {state.points}{hint}"
                     )

@@ -54,13 +54,14 @@ def existing_file(text: str) -> Path:
     return path
 
 
-def check_output_file(path: Path | None, option: str) -> None:
-    """Refuse, before any work, an output file ``option`` names that is a folder or lies in a missing folder."""
+def check_output_file(path: Path | None, option: str, make_folder: bool = False) -> None:
+    """Refuse, before any work, an output file ``option`` names that is a folder or (unless the command makes its
+    folder, ``make_folder``) lies in a missing folder."""
     if path is None:
         return
     if path.is_dir():
         raise ValueError(f"{option} {str(path)!r} is a folder")
-    if not path.parent.is_dir():
+    if not make_folder and not path.parent.is_dir():
         raise ValueError(f"{option} {str(path)!r}: folder {str(path.parent)!r} does not exist")
 
 

@@ -234,7 +234,7 @@ def resumed_request(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     """Roll out and report; returns 0."""
-    check_output_file(None if args.save is None else Path(args.save), "--save")
+    check_output_file(None if args.save is None else Path(args.save), "--save", make_folder=True)
     request = resumed_request(args) if args.resume is not None else new_request(args)
     config = request.config
     stop = None

@@ -83,10 +83,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
     Bound before the "serving" line is printed, so that a port in use or an unknown host is a one-line
     error (exit 2), not a success line followed by the server's own failure.
     """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn binds: localhost is 127.0.0.1
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        info = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)[0]
     except (socket.gaierror, UnicodeError) as exc:
         raise InvalidSpec(f"--host {host!r}: cannot be resolved ({exc})") from None
+    _, kind, proto, _, address = info
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the protocol until quit or the end of input; returns 0 (2 with one line for a bad --weights or --met)."""
-    load_evaluator(args.weights)  # refused here, before the handshake, not answered "sorry" line by line
+    load_evaluator(args.weights, bearoff=False)  # refused here, before the handshake, not "sorry" line by line
     met_by_name(args.met)
     options = EngineOptions(plies=args.plies, cube_model=CubeModel(args.cube_model), weights=args.weights, met=args.met)
     return main(options)

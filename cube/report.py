@@ -215,8 +215,8 @@ def plot_equities(model: str, W: float, L: float, path: str, *, jacoby: bool = F
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    tmp = Path(path).with_name(Path(path).name + ".tmp.png")  # never a half-written picture at ``path``
-    fig.savefig(tmp, dpi=110)
+    tmp = Path(path).with_name(Path(path).name + ".tmp")  # never a half-written picture at ``path``
+    fig.savefig(tmp, dpi=110, format=Path(path).suffix.lstrip(".").lower() or "png")
     plt.close(fig)
     tmp.replace(path)
 

@@ -179,7 +179,8 @@ def rank_moves(
 
     ``value`` maps the mover's probabilities (n, 5) and the plays' boards (n, 26, opponent's view)
     to the figure the plays are filtered and ranked by, in equity units (default: the cubeless
-    money equity; at a match score, the normalised equity of the cubeful MWC, as gnubg filters).
+    money equity; ``hint`` gives the cubeful money equity, or at a match score the normalised
+    equity of the cubeful MWC, as gnubg filters).
     Beyond 0-ply, gnubg's Normal filter applies: only the best 8 within 0.16 at 0-ply are looked at
     deeper; the rest keep their 0-ply figures and rank after them.
     """

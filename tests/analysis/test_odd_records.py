@@ -113,3 +113,16 @@ def test_a_record_whose_points_disagree_with_its_replay_is_refused() -> None:
     replay(parse_mat(text, GAMMON_SESSION))  # as written: consistent
     with pytest.raises(InvalidRecord, match=r"says player 0 wins 2 points; the replay scores 1 \(read with the Jacoby"):
         replay(parse_mat(flipped, GAMMON_SESSION))
+
+
+def test_an_untagged_money_file_states_the_jacoby_rule_by_its_points() -> None:
+    """gnubg's .mat export writes no rule tags and gnubg plays money with the Jacoby rule by default: an untagged
+    session whose centred-cube gammon is stated as 1 point was played with the rule, and is read so."""
+    text = "\n".join(line for line in GAMMON_SESSION.read_text().splitlines() if not line.startswith("; [Jacoby"))
+    assert not replay(parse_mat(text, GAMMON_SESSION)).record.rules.jacoby  # a gammon stated as 2: no rule
+    single = text.replace("Wins 2 points", "Wins 1 point", 1)
+    assert single != text
+    assert replay(parse_mat(single, GAMMON_SESSION)).record.rules.jacoby
+    tagged = '; [Jacoby "Off"]\n' + single  # a file that says the rule is off keeps it off, and the points disagree
+    with pytest.raises(InvalidRecord, match="the replay scores 2"):
+        replay(parse_mat(tagged, GAMMON_SESSION))
