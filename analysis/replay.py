@@ -40,10 +40,8 @@ class CubeContext:
     @property
     def opponent(self) -> CubeContext:
         """The same cube seen by the other side (on roll after this side's play)."""
-        flipped = {CubeState.OWNED: CubeState.UNAVAILABLE, CubeState.UNAVAILABLE: CubeState.OWNED}
-        state = flipped.get(self.state, CubeState.CENTERED)
         match = None if self.match is None else self.match.flipped()
-        return CubeContext(self.value, state, match, self.jacoby, self.beavers, self.dead)
+        return CubeContext(self.value, self.state.opponent, match, self.jacoby, self.beavers, self.dead)
 
 
 @dataclass(frozen=True)

@@ -181,11 +181,7 @@ class MatchCube:
 
     def flipped(self) -> MatchCube:
         """The same cube seen by the opponent."""
-        state = {
-            CubeState.OWNED: CubeState.UNAVAILABLE,
-            CubeState.UNAVAILABLE: CubeState.OWNED,
-        }.get(self.state, CubeState.CENTERED)
-        return MatchCube(self.score.flipped(), self.value, state)
+        return MatchCube(self.score.flipped(), self.value, CubeState(self.state).opponent)
 
 
 # --------------------------------------------------------------------------- results

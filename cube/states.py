@@ -21,6 +21,12 @@ class CubeState(StrEnum):
     #: The opponent owns the cube; the side on roll cannot double.
     UNAVAILABLE = "unavailable"
 
+    @property
+    def opponent(self) -> CubeState:
+        """The same cube seen by the other side (owned and unavailable swap; centred stays)."""
+        swapped = {CubeState.OWNED: CubeState.UNAVAILABLE, CubeState.UNAVAILABLE: CubeState.OWNED}
+        return swapped.get(self, CubeState.CENTERED)
+
 
 class CubeAction(StrEnum):
     """The side on roll's cube action before rolling."""

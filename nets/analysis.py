@@ -418,7 +418,7 @@ def moves_json(
     model (its cube life by position class, exact in two-sided bear-offs) with ``jacoby``, per unit
     of the cube; ``cubeless_equity`` ignores the cube; ``difference`` is the cubeful one's.
     """
-    theirs = {CubeState.OWNED: CubeState.UNAVAILABLE, CubeState.UNAVAILABLE: CubeState.OWNED}.get(state, state)
+    theirs = CubeState(state).opponent
 
     def cubeful(mover: np.ndarray, kids: np.ndarray) -> np.ndarray:
         opponent = flip_probabilities(mover)
