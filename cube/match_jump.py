@@ -148,6 +148,20 @@ def smeared_break(value: ArrayLike, left_slope: ArrayLike, right_slope: ArrayLik
     return np.asarray(v + 0.5 * np.asarray(alpha, dtype=np.float64) * (b_right - b_left))
 
 
+_END = 1e-12
+
+
+def _smeared_inside(
+    value: FloatArray, left_slope: FloatArray, right_slope: FloatArray, alpha: FloatArray, at: FloatArray
+) -> FloatArray:
+    """:func:`smeared_break` where the break ``at`` lies inside (0, 1), else ``value``: a break at an end of
+    [0, 1] (a side that can never use the cube) is no kink, and smearing it would move the curve's end off the
+    game's result (post-Crawford, a 2-away trailer's no double came out above its cubeless chance)."""
+    smeared = smeared_break(value, left_slope, right_slope, alpha)
+    inside = (at > _END) & (at < 1.0 - _END)  # take points come out of MET sums: 2e-16 stands for 0
+    return np.asarray(np.where(inside, smeared, value), dtype=np.float64)
+
+
 def _ratio(num: FloatArray, den: FloatArray) -> FloatArray:
     """``num / den`` where ``den > 0``, else 0 (a break at an end of [0, 1] has no slope on one side)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,7 +203,7 @@ def _ladder(arr: FloatArray, met: MatchEquityTable, cube: MatchCube, alpha_r: Fl
             c = live_cash[1 - k][2 * level]  # the taker's live cash point with the cube 2 level
             b1 = _ratio(taker_cash - taker_lose, c)
             b2 = _ratio(taker_win - taker_cash, 1.0 - c)
-            kink = smeared_break(taker_cash, b1, b2, alpha_r)
+            kink = _smeared_inside(taker_cash, b1, b2, alpha_r, c)
             live_cash[k][level] = 1.0 - c * _ratio(taker_pass - taker_lose, taker_cash - taker_lose)
             jump_tp = c * _ratio(taker_pass - taker_lose, kink - taker_lose)
             jump_cash[k][level] = 1.0 - np.clip(jump_tp, 0.0, 1.0)
@@ -217,12 +231,12 @@ def _jump_curve(
     tp, cp = jump.take_point, 1.0 - jump.opp_take_point
     zero = np.zeros_like(p)
     if cube.state is CubeState.OWNED:
-        kink = smeared_break(w1, _ratio(w1 - lose, cp_l), _ratio(win - w1, 1.0 - cp_l), alpha_l)
+        kink = _smeared_inside(w1, _ratio(w1 - lose, cp_l), _ratio(win - w1, 1.0 - cp_l), alpha_l, cp_l)
         slope = _ratio(kink - lose, cp_l)
         at_cp = lose + slope * cp
         out = np.where(p <= cp, lose + slope * p, at_cp + _ratio(win - at_cp, 1.0 - cp) * (p - cp))
     elif cube.state is CubeState.UNAVAILABLE:
-        kink = smeared_break(l1, _ratio(l1 - lose, tp_l), _ratio(win - l1, 1.0 - tp_l), alpha_r)
+        kink = _smeared_inside(l1, _ratio(l1 - lose, tp_l), _ratio(win - l1, 1.0 - tp_l), alpha_r, tp_l)
         slope = _ratio(win - kink, 1.0 - tp_l)
         at_tp = win - slope * (1.0 - tp)
         out = np.where(p >= tp, win - slope * (1.0 - p), lose + _ratio(at_tp - lose, tp) * p)
@@ -230,8 +244,8 @@ def _jump_curve(
         b1 = _ratio(l1 - lose, tp_l)
         b2 = _ratio(w1 - l1 + zero, cp_l - tp_l)
         b3 = _ratio(win - w1, 1.0 - cp_l)
-        low = smeared_break(l1, b1, b2, alpha_r)
-        high = smeared_break(w1, b2, b3, alpha_l)
+        low = _smeared_inside(l1, b1, b2, alpha_r, tp_l)
+        high = _smeared_inside(w1, b2, b3, alpha_l, cp_l)
         mid = _ratio(high - low, cp_l - tp_l)
         at_tp = low + mid * (tp - tp_l)
         at_cp = low + mid * (cp - tp_l)

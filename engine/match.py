@@ -249,6 +249,10 @@ class MatchState:
             raise InvalidMatchState(f"{where}: score {s0}-{s1} is not below the match length {n}")
         if self.crawford and n - 1 not in (s0, s1):
             raise InvalidMatchState(f"{where}: crawford flag set with neither side 1-away (score {s0}-{s1} to {n})")
+        if self.crawford and s0 == s1 == n - 1 and n > 1:
+            raise InvalidMatchState(
+                f"{where}: crawford flag set at double match point ({s0}-{s1} to {n}): the Crawford game came before"
+            )
         if self.crawford and (self.cube > 1 or self.doubled):
             raise InvalidMatchState(f"{where}: cube {self.cube} in the Crawford game, where no one may double")
         if self.cube > 1 and self.cube_owner is None:

@@ -349,8 +349,19 @@ def test_engine_refuses_the_same_match_ids() -> None:
         (MatchState(match_length=7, score=(7, 3)), "not below the match length 7"),
         (MatchState(match_length=7, score=(3, 4), crawford=True), "crawford flag set with neither side 1-away"),
         (MatchState(match_length=3, score=(0, 1), cube=8, cube_owner=0), "could not have doubled to it"),
+        (MatchState(match_length=7, score=(6, 6), crawford=True), "crawford flag set at double match point"),
     ]
     for state, words in cases:
         with pytest.raises(InvalidMatchState) as info:
             parse_id_pair(f"4HPwATDgc/ABMA:{state.id}")
         assert words in str(info.value) and state.id in str(info.value)
+    # The scores around them are playable: the Crawford game at 6-0, post-Crawford at 6-1 and at 6-6, and 6-0
+    # without the flag (gnubg writes it for a match played with "set automatic crawford off").
+    for state in (
+        MatchState(match_length=7, score=(6, 0), crawford=True),
+        MatchState(match_length=7, score=(6, 0)),
+        MatchState(match_length=7, score=(1, 6)),
+        MatchState(match_length=7, score=(6, 6)),
+        MatchState(match_length=1, score=(0, 0)),
+    ):
+        assert parse_id_pair(f"4HPwATDgc/ABMA:{state.id}")[1] == state

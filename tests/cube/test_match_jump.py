@@ -22,7 +22,7 @@ from cube.match import (
 )
 from cube.match_jump import jump_cube_decision, jump_ladder, jump_mwc, smeared_break
 from cube.met import MatchEquityTable, keith_met, published_met
-from cube.states import CubeState
+from cube.states import CubeAction, CubeState
 
 OWNED, UNAVAILABLE, CENTERED = CubeState.OWNED, CubeState.UNAVAILABLE, CubeState.CENTERED
 
@@ -283,3 +283,39 @@ def test_bad_input(alpha: float, alpha_local: float | None, shape: tuple) -> Non
     probs = np.broadcast_to(np.array(POSITIONS["race"]), shape)
     with pytest.raises(CubeInputError):
         jump_cube_decision(probs, published_met("Kazaross-XG2"), MatchCube(MatchScore(5, 5)), alpha, alpha_local)
+
+
+# --------------------------------------------------------------------------- ends and symmetry
+
+
+def _opposite(state: CubeState) -> CubeState:
+    return {CENTERED: CENTERED, OWNED: UNAVAILABLE, UNAVAILABLE: OWNED}[state]
+
+
+@pytest.mark.parametrize("cube_args", CUBES + [(2, 1, False, 1, CENTERED), (3, 1, False, 1, CENTERED)])
+def test_the_ends_are_the_game_results_and_both_sides_sum_to_one(met: MatchEquityTable, cube_args: tuple) -> None:
+    """A certain loss is worth the loss and a certain win the win, and at one volatility the MWCs of the two sides'
+    views of a position sum to 1.
+
+    A break of the curve at an end of [0, 1] (a side that can never use the cube, post-Crawford) is no kink: it
+    was smeared, and a certain loss at 4-away against post-Crawford 1-away came out at 0.024, not 0.
+    """
+    away, opp_away, crawford, value, state = cube_args
+    cube = match_cube(*cube_args)
+    other = match_cube(opp_away, away, crawford, value, _opposite(state))
+    for name, probs in POSITIONS.items():
+        mine = np.array(probs)
+        theirs = np.array([1 - mine[0], mine[3], mine[4], mine[1], mine[2]])
+        total = jump_mwc(mine, met, cube, 0.1) + jump_mwc(theirs, met, other, 0.1)
+        assert total == pytest.approx(1.0, abs=1e-12), name
+    lose, win = jump_mwc(np.zeros(5), met, cube, 0.1), jump_mwc(np.array([1.0, 0, 0, 0, 0]), met, cube, 0.1)
+    assert lose == pytest.approx(live_mwc(np.zeros(5), met, cube), abs=1e-12)
+    assert win == pytest.approx(live_mwc(np.array([1.0, 0, 0, 0, 0]), met, cube), abs=1e-12)
+
+
+def test_a_post_crawford_trailer_doubles_a_long_shot() -> None:
+    """Post-Crawford at 2-away the trailer's no double is worth less than its chance of winning the game: it doubles."""
+    met = published_met()
+    decision = jump_cube_decision([0.1, 0, 0, 0, 0], met, match_cube(2, 1, False, 1, CENTERED), 0.113)
+    assert decision.mwc.no_double < 0.1 and decision.mwc.double_take == pytest.approx(0.1)
+    assert decision.action is CubeAction.DOUBLE

@@ -147,7 +147,7 @@ def match_states(draw: st.DrawFn) -> MatchState:
             owner = draw(st.sampled_from([None, on_roll])) if cube == 1 else on_roll
     else:
         score = (draw(st.integers(0, length - 1)), draw(st.integers(0, length - 1)))
-        crawford = length - 1 in score and draw(st.booleans())
+        crawford = length - 1 in score and draw(st.booleans()) and score != (length - 1, length - 1)
         cube, owner = 1, None
         if not crawford and draw(st.booleans()):
             owner = draw(st.integers(0, 1))
