@@ -363,8 +363,9 @@ class JanowskiStrategy(CubeStrategy):
     without gammons (W = 1) a position near P = 1 is worth more than 1 and is called "too
     good".  Capped, the live part follows the live cube's piecewise curve instead (owned:
     (CP, 1) to (1, W); unavailable: (0, -L) to (TP, -1)), as gnubg's interpolation does, and
-    the centred equity is kept between the capped unavailable and owned equities.  Inside
-    the doubling window both modes agree.
+    the centred equity is kept between the capped unavailable and owned equities (gnubg's centred
+    equity is the dead/live mix instead, :func:`cube.janowski.gnubg_equity`).  Inside the doubling
+    window both modes agree.
     """
 
     def __init__(self, x1: float, x2: float | None = None, name: str | None = None, *, capped: bool = False) -> None:

@@ -14,8 +14,9 @@ cube model on the player's own probabilities: :class:`GnubgModelDecider` for thi
 gnubg's own cubeful evaluation for gnubg players) or ``gnubg@PLY`` (GNU Backgammon's own cube
 decisions at PLY, its nets and its cubeful evaluation, whoever plays the checkers:
 :class:`players.gnubg_cube.GnubgEngineDecider`; in matches too).
-Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``), as
-``jumpgammon eval`` does; the jump strategies use the numerical solution unless told otherwise.
+Janowski strategies play in the capped mode (:func:`cube.janowski` with ``capped=True``; ``jumpgammon eval`` and
+the ``gnubg`` spec use gnubg's mix of the dead and live cube instead, which differs from it on a centred cube);
+the jump strategies use the numerical solution unless told otherwise.
 
 ``jump-local`` needs each position's local volatility from the 441-roll lookahead. The
 lookahead is run only where it can change the decision: the decision is first taken at a
