@@ -281,8 +281,11 @@ class Lockstep:
         taker_view = flip_boards(self.boards[didx])
         twho = 1 - who[doubling]
         answers, other = self._ask_both(twho, "double_responses", taker_view, context.rows(doubling))
-        if not rules.beavers:
-            answers = np.where(answers == CubeResponse.BEAVER, CubeResponse.TAKE, answers)
+        # A beaver is a take without the beaver rule, and where the beavered cube would pass the cube limit.
+        no_room = self.cube[didx] * 4 > rules.max_cube
+        answers = np.where(
+            (answers == CubeResponse.BEAVER) & (no_room | (not rules.beavers)), CubeResponse.TAKE, answers
+        )
         np.add.at(c["cube_decisions"], (didx, taker), 1)
         if other is not None:
             disagree = (other == CubeResponse.PASS) != (answers == CubeResponse.PASS)
@@ -298,7 +301,7 @@ class Lockstep:
             self._score(gone, dseat[dropped], self.cube[gone], np.ones(len(gone), np.int64), passed=True)
             if not self.play_out_passes:
                 self.live[gone] = False
-        beaver = (answers == CubeResponse.BEAVER) & (self.cube[didx] * 4 <= rules.max_cube)
+        beaver = answers == CubeResponse.BEAVER
         took = ~dropped
         np.add.at(c["takes"], (didx[took], taker[took]), 1)
         np.add.at(c["beavers"], (didx[beaver], taker[beaver]), 1)

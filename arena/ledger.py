@@ -11,6 +11,8 @@ block is appended and flushed to disk at once, so a run killed at any moment los
 blocks in flight; a last line cut short by the kill is ignored. Blocks are played from their own
 dice, so the blocks a resumed run adds are exactly those an uninterrupted run would have played.
 
+A ``jump-net`` cube is recorded by its volatility net's digest (``cube_nets``), so a
+resumed run never mixes two cube players; a ledger written before that continues as it was.
 A match tournament's identity adds the match length and the table (``match_length``, ``met``);
 its lines are match blocks (:class:`arena.matches.MatchBlockResult`). A luck-adjusted one records
 the luck net by its digest too (``luck_net``), so its luck is never judged by two nets; a ledger
@@ -32,7 +34,7 @@ from arena.games import BlockResult
 from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
 from nets.weights import weights_digest, write_atomic
-from players.specs import checker_identity
+from players.specs import checker_identity, cube_net_identity
 from weights import DEFAULT_WEIGHTS
 
 Block = BlockResult | MatchBlockResult
@@ -58,6 +60,10 @@ def describe(cfg: Any) -> dict[str, Any]:
         "block_pairs": cfg.block_pairs,
         "compare_cube": cfg.compare_cube,
     }
+    if not cfg.match_length:  # a jump-net cube decides by its volatility net: pinned by content, as the nets are
+        cube_nets = {"a": cube_net_identity(cfg.a.cube), "b": cube_net_identity(cfg.b.cube)}
+        if any(cube_nets.values()):  # ledgers of other cubes keep the identity they had
+            identity["cube_nets"] = cube_nets
     if cfg.luck_weights is not None:  # ledgers without the luck adjustment keep the identity they had
         identity["luck_weights"] = cfg.luck_weights
         identity["luck_net"] = _luck_digest(cfg.luck_weights)
@@ -83,8 +89,9 @@ def same_tournament(found: Any, cfg: Any) -> bool:
     """Whether a ledger header's ``tournament`` entry is ``cfg``'s identity (a ledger from before luck digests
     matches without one)."""
     expected = describe(cfg)
-    if isinstance(found, dict) and "luck_net" not in found:
-        expected.pop("luck_net", None)
+    for legacy in ("luck_net", "cube_nets"):  # recorded since: a ledger from before either continues as written
+        if isinstance(found, dict) and legacy not in found:
+            expected.pop(legacy, None)
     return found == expected
 
 
@@ -148,6 +155,12 @@ def load(
             raise InvalidSpec(
                 f"{option} {str(path)!r} was played with other nets ({_nets_text(found.get('nets'))}; "
                 f"these are {_nets_text(expected['nets'])}): start a new ledger, or {remedy}"
+            )
+        if isinstance(found, dict) and found.get("cube_nets", expected.get("cube_nets")) != expected.get("cube_nets"):
+            raise InvalidSpec(
+                f"{option} {str(path)!r} was played with other volatility nets ({_nets_text(found['cube_nets'])}; "
+                f"these are {_nets_text(expected.get('cube_nets'))}): start a new ledger, or give jump-net the "
+                "volatility net it was played with"
             )
         if isinstance(found, dict) and found.get("luck_weights") != expected.get("luck_weights"):
             kept, asked = ("luck-adjusted" if d.get("luck_weights") is not None else "raw" for d in (found, expected))

@@ -88,6 +88,9 @@ class TournamentConfig:
     luck_screen: int | None = None
 
     def __post_init__(self) -> None:
+        games = self.games
+        if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+            raise InvalidSpec(f"games {games!r}: give an even number of at least 2 (they come in mirrored pairs)")
         if check_screen(self.luck_screen) is not None and self.luck_weights is None:
             raise InvalidSpec(f"luck screen {self.luck_screen}: the games are not luck-adjusted")
         if self.match_length is not None and not 1 <= self.match_length <= MAX_MATCH_LENGTH:

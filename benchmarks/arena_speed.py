@@ -164,7 +164,7 @@ def bench_arena(games: int = 2000, seed: int = 1) -> ArenaSpeed:
     janowski_cube = PlayerSpec("net@0", "janowski:0.7")
     janowski = _rate(janowski_cube, janowski_cube, games, True, seed)
     replayed = _rate(PlayerSpec("net@0", "jump:0.1:linear"), janowski_cube, games, True, seed, True)
-    local_games = max(16, games // 20)
+    local_games = max(16, games // 40 * 2)  # mirrored pairs: an even count
     local = _rate(PlayerSpec("net@0", "jump-local"), janowski_cube, local_games, True, seed, True)
     gnubg_selfplay_rate(4, seed + 1)  # warm gnubg's caches and nets
     reference = gnubg_selfplay_rate(max(50, games // 4), seed)

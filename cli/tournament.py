@@ -217,13 +217,22 @@ def run(args: argparse.Namespace) -> int:
         write_mat_files(args.mat, result, money_blocks(blocks), progress=True)
     written = _written(args, time.perf_counter() - started)
     equivalence = result.equivalence(margin) if margin is not None else None
+    untested = f"the result has no SE ({NO_SE})"
     if args.json:
-        extra = {"equivalence": equivalence.to_json()} if equivalence is not None else {}
+        extra: dict[str, Any] = {}
+        if margin is not None:
+            extra["equivalence"] = (
+                equivalence.to_json()
+                if equivalence is not None
+                else {"margin": margin, "equivalent": None, "not_tested": untested}
+            )
         print(json.dumps({**result.to_json(), **extra, **({"files": written} if written else {})}))
     else:
         print(format_result(result))
         if equivalence is not None:
             print(_equivalence_line(equivalence, result))
+        elif margin is not None:
+            print(f"  equivalence within +-{margin:g}: not tested, {untested}")
         if written:
             print(f"  {', '.join(written['paths'])} written in {written['seconds']:.1f} s")
     return 0
@@ -247,6 +256,10 @@ def _written(args: argparse.Namespace, seconds: float) -> dict[str, Any] | None:
 def _count(n: int, word: str) -> str:
     """``n`` things, the word in the number it needs ("1 mirrored pair", "2 backgammons")."""
     return f"{n:,} {plural(word, n)}"
+
+
+#: Why a result can have no SE, which the two one-sided tests need.
+NO_SE = "a single pair, or every pair scored alike"
 
 
 def _equivalence_line(e: Equivalence, r: TournamentResult) -> str:

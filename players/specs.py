@@ -61,6 +61,22 @@ def checker_identity(spec: str) -> tuple[str, str | None]:
     return f"net@{ply_text}", digest
 
 
+def cube_net_identity(cube: str) -> str | None:
+    """The SHA-256 digest of the volatility net a money cube spec decides with (``jump-net``), else None.
+
+    Raises InvalidSpec naming the spec when it is not a cube spec or its net cannot be read.
+    """
+    volatility_net = parse_cube_spec(cube).volatility_net
+    if volatility_net is None:
+        return None
+    try:
+        return weights_digest(volatility_net)
+    except OSError as error:
+        raise InvalidSpec(
+            f"cube spec {cube!r}: cannot read volatility net {str(volatility_net)!r} ({error.strerror})"
+        ) from None
+
+
 def make_player(
     spec: str, cube: str = "none", evaluators: dict[str, Evaluator] | None = None, met: MatchEquityTable | None = None
 ) -> Player:

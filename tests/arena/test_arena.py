@@ -97,6 +97,19 @@ def test_beavers_quadruple_the_cube_for_the_beaverer_and_are_takes_without_the_r
         assert without.beavers[game].sum() == 0 and without.final_cube[game] == 2
 
 
+def test_a_beaver_past_the_cube_limit_is_a_take_in_the_record_too() -> None:
+    """With a limit of 8 the second double (to 4) cannot be beavered to 16: a take in the counts and the record."""
+    a = Scripted("a", doubles=True, answer=CubeResponse.BEAVER)
+    b = Scripted("b", doubles=True, answer=CubeResponse.BEAVER)
+    rules = Rules(cubeful=True, beavers=True, max_cube=8)
+    res = play_block((a, b), seed=3, first_pair=0, n_pairs=2, rules=rules, record=True)
+    assert res.records is not None
+    for game in range(res.games):
+        answers = [event[1] for event in res.records[game] if event[1] in ("take", "beaver", "pass")]
+        assert answers.count("beaver") == res.beavers[game].sum() == 1  # to 4, then a take to 8
+        assert answers[1:] == ["take"] and res.final_cube[game] == 8
+
+
 def test_jacoby_scores_gammons_only_after_a_double() -> None:
     a = PubevalPlayer()  # gammons the first-child player often; neither doubles
     b = Scripted("b", doubles=False, answer=CubeResponse.TAKE)
@@ -308,6 +321,32 @@ def test_a_ledger_knows_its_net_by_content_not_by_file_name(tmp_path: Path) -> N
     path.write_text("\n".join([json.dumps(legacy), *lines[1:]]) + "\n")
     with pytest.raises(ValueError, match="records no digests"):
         run_tournament(first, progress=False, checkpoint=path)
+
+
+def test_a_ledger_knows_a_jump_net_cube_by_its_volatility_net(tmp_path: Path) -> None:
+    """Another volatility net behind the same jump-net spec is refused; a ledger from before the digest continues."""
+    from arena import ledger
+    from nets.volnet import DEFAULT_VOLNET
+
+    volnet = tmp_path / "vol.jgw"
+    volnet.write_bytes(DEFAULT_VOLNET.read_bytes())
+    a, b = PlayerSpec("net@0", f"jump-net:0.1:{volnet}"), PlayerSpec("net@0", "janowski:0.7")
+    cfg = TournamentConfig(a, b, games=16, seed=3, rules=Rules(cubeful=True), block_pairs=2)
+    path = tmp_path / "ledger.jsonl"
+    ledger.start(path, cfg, [])
+    header = json.loads(path.read_text().splitlines()[0])["tournament"]
+    assert header["cube_nets"]["a"].startswith("sha256:") and header["cube_nets"]["b"] is None
+    assert ledger.load(path, cfg) == []
+    data = bytearray(volnet.read_bytes())
+    data[-1] ^= 1  # one bit of the last tensor: another net in the same file
+    volnet.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="other volatility nets"):
+        ledger.load(path, cfg)
+    del header["cube_nets"]
+    path.write_text(json.dumps({"tournament": header}) + "\n")
+    assert ledger.load(path, cfg) == []  # written before the digest: continued as it was written
+    plain = TournamentConfig(b, PlayerSpec("pubeval"), games=16, seed=3, rules=Rules(cubeful=True), block_pairs=2)
+    assert "cube_nets" not in ledger.describe(plain)  # other cubes keep the identity they had
 
 
 @pytest.mark.slow

@@ -250,6 +250,25 @@ def test_equivalence_tests_the_luck_adjusted_difference(capsys: pytest.CaptureFi
     assert code == 0 and "equivalence (two one-sided tests, raw)" in out
 
 
+def test_equivalence_without_an_se_says_it_was_not_tested(capsys: pytest.CaptureFixture[str]) -> None:
+    """Two games are one pair: no SE, so no test; the output says so (it said nothing at all)."""
+    base = ["--a", "net@0", "--b", "pubeval", "--games", "2", "--equivalence", "0.1"]
+    result = tournament_json(capsys, *base)
+    assert result["se"] is None
+    assert result["equivalence"]["equivalent"] is None and "no SE" in result["equivalence"]["not_tested"]
+    code, out, err = run_cli(capsys, "tournament", *base)
+    assert code == 0 and "equivalence within +-0.1: not tested, the result has no SE" in out
+
+
+def test_the_api_refuses_an_odd_or_empty_number_of_games() -> None:
+    from arena import PlayerSpec, TournamentConfig
+    from engine.errors import InvalidSpec
+
+    for games in (0, 5, -2, 2.0, True):
+        with pytest.raises(InvalidSpec, match="even number"):
+            TournamentConfig(PlayerSpec("pubeval"), PlayerSpec("random"), games)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("margin", ["0", "-0.1", "1", "nan", "x"])
 def test_a_bad_equivalence_margin_is_refused(capsys: pytest.CaptureFixture[str], margin: str) -> None:
     code, out, err = run_cli(capsys, "tournament", "--a", "net@0", "--b", "pubeval", "--equivalence", margin)
