@@ -152,13 +152,14 @@ _END = 1e-12
 
 
 def _smeared_inside(
-    value: FloatArray, left_slope: FloatArray, right_slope: FloatArray, alpha: FloatArray, at: FloatArray
+    value: ArrayLike, left_slope: ArrayLike, right_slope: ArrayLike, alpha: ArrayLike, at: ArrayLike
 ) -> FloatArray:
     """:func:`smeared_break` where the break ``at`` lies inside (0, 1), else ``value``: a break at an end of
     [0, 1] (a side that can never use the cube) is no kink, and smearing it would move the curve's end off the
     game's result (post-Crawford, a 2-away trailer's no double came out above its cubeless chance)."""
     smeared = smeared_break(value, left_slope, right_slope, alpha)
-    inside = (at > _END) & (at < 1.0 - _END)  # take points come out of MET sums: 2e-16 stands for 0
+    where = np.asarray(at, dtype=np.float64)
+    inside = (where > _END) & (where < 1.0 - _END)  # take points come out of MET sums: 2e-16 stands for 0
     return np.asarray(np.where(inside, smeared, value), dtype=np.float64)
 
 
