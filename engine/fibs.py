@@ -20,7 +20,8 @@ How GNU Backgammon 1.07 reads a board in its ``external`` mode (checked against 
 - Crawford: when either side is 1-away, the game is the Crawford game unless the did-Crawford
   field (gnubg: post-Crawford) or the redoubles field (gnubg: non-Crawford) is non-zero.
 - Match length 9999 (FIBS's unlimited) and 0 mean a money game; a score at or above the match
-  length is refused.
+  length is refused; a match longer than 64 points (gnubg's longest) is read as a 64-point
+  match at the same away scores (a side more than 64 away at 64-away).
 - A pending double (was-doubled 1) is written as FIBS sends it: the board of the side being
   doubled, with the doubler's colour in ``turn``.
 """
@@ -35,7 +36,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from engine.errors import IllegalMove, InvalidFibsBoard, InvalidMoveText, NotSupported
-from engine.match import JACOBY_OFF_BIT, MatchState
+from engine.match import JACOBY_OFF_BIT, MAX_MATCH_LENGTH, MatchState
 from engine.notation import OFF, parse_point, replay_hops
 from engine.position import Position
 
@@ -81,6 +82,8 @@ class FibsBoard:
     @classmethod
     def parse(cls, text: str) -> FibsBoard:
         """Read a ``board:...`` line; raises InvalidFibsBoard naming it."""
+        if not isinstance(text, str):
+            raise InvalidFibsBoard(f"FIBS board {text!r} is not a string")
         parts = text.strip().split(":")
         if len(parts) != N_FIELDS or parts[0] != "board":
             raise InvalidFibsBoard(
@@ -135,6 +138,14 @@ class FibsBoard:
         for d in self.player_dice + self.opponent_dice:
             if not 0 <= d <= 6:
                 raise InvalidFibsBoard(f"FIBS board {text!r} has a die {d} outside 0-6")
+        length = 0 if self.match_length in (0, MONEY) else self.match_length
+        if length < 0 or min(self.player_score, self.opponent_score) < 0:
+            raise InvalidFibsBoard(f"FIBS board {text!r}: a match length or score below 0")
+        if length and max(self.player_score, self.opponent_score) >= length:
+            raise InvalidFibsBoard(
+                f"FIBS board {text!r}: score {self.player_score}-{self.opponent_score} is not below the match "
+                f"length {length}"
+            )
 
     def __str__(self) -> str:
         """The ``board:...`` line, fields in FIBS order."""
@@ -187,6 +198,9 @@ class FibsBoard:
         if not players_turn:
             own_score, other_score = other_score, own_score
         length = 0 if self.match_length in (0, MONEY) else self.match_length
+        if length > MAX_MATCH_LENGTH:  # as gnubg: the longest match it plays, at the same away scores
+            own_score, other_score = (max(0, s - (length - MAX_MATCH_LENGTH)) for s in (own_score, other_score))
+            length = MAX_MATCH_LENGTH
         one_away = length > 0 and length - 1 in (own_score, other_score)
         if self.player_may_double == self.opponent_may_double:
             owner = None

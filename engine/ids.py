@@ -73,6 +73,8 @@ def key_from_board(board: np.ndarray) -> bytes:
 
 def board_from_key(key: bytes, shown: str | None = None) -> np.ndarray:
     """Decode a 10-byte position key into a 26-slot board; raise InvalidPositionId if illegal."""
+    if not isinstance(key, bytes | bytearray):
+        raise InvalidPositionId(f"position key {key!r} is not bytes")
     label = shown if shown is not None else key.hex()
     what = "position ID" if shown is not None else "position key"
     if len(key) != POSITION_KEY_BYTES:

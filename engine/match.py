@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
+from numbers import Integral
 
 import numpy as np
 
@@ -47,6 +49,9 @@ DOCUMENTED_BITS = 66
 # Bit 66, the first extra bit: gnubg 1.07 sets it when the Jacoby rule is *not* in force.
 JACOBY_OFF_BIT = 1
 _CENTRED = 3
+#: The longest match GNU Backgammon 1.07 plays (its MAXSCORE): it refuses a longer match ID or XGID and reads a
+#: longer FIBS match as a 64-point one at the same away scores.
+MAX_MATCH_LENGTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,8 @@ class MatchState:
     @classmethod
     def from_key(cls, key: bytes, shown: str | None = None) -> MatchState:
         """Decode a 9-byte match key; raises InvalidMatchId naming it."""
+        if not isinstance(key, bytes | bytearray):
+            raise InvalidMatchId(f"match key {key!r} is not bytes")
         label = shown if shown is not None else key.hex()
         if len(key) != MATCH_KEY_BYTES:
             raise InvalidMatchId(f"match key {label!r} has {len(key)} bytes, expected {MATCH_KEY_BYTES}")
@@ -230,6 +237,8 @@ class MatchState:
         n, (s0, s1) = self.match_length, self.score
         if self.cube > MAX_CUBE:
             raise InvalidMatchState(f"{where}: cube {self.cube} is above {MAX_CUBE}, the largest this program plays")
+        if self.doubled and 2 * self.cube > MAX_CUBE:
+            raise InvalidMatchState(f"{where}: a double of the cube {self.cube}, which is at its largest ({MAX_CUBE})")
         if self.doubled and self.dice != (0, 0):
             raise InvalidMatchState(f"{where}: dice {self.dice} are rolled while a double is pending")
         if self.doubled and self.cube_owner == 1 - self.on_roll:
@@ -245,6 +254,8 @@ class MatchState:
             if self.crawford:
                 raise InvalidMatchState(f"{where}: crawford flag set in a money game")
             return self
+        if n > MAX_MATCH_LENGTH:
+            raise InvalidMatchState(f"{where}: match length {n} is above {MAX_MATCH_LENGTH}, the longest gnubg plays")
         if max(s0, s1) >= n:
             raise InvalidMatchState(f"{where}: score {s0}-{s1} is not below the match length {n}")
         if self.crawford and n - 1 not in (s0, s1):
@@ -272,6 +283,21 @@ class MatchState:
 
 def _validate(m: MatchState) -> None:
     """Raise InvalidMatchState when a field is outside what the match key can hold."""
+    numbers = (m.cube, m.on_roll, m.turn, m.game_state, m.resigned, m.match_length, m.extra_bits)
+    pairs = (m.dice, m.score)
+
+    def whole(v: object) -> bool:
+        return isinstance(v, Integral) and not isinstance(v, bool)
+
+    if (
+        not all(whole(v) for v in numbers)
+        or any(not isinstance(p, Sequence) or len(p) != 2 for p in pairs)
+        or not all(whole(v) for p in pairs for v in p)
+    ):
+        raise InvalidMatchState(
+            f"match state fields must be whole numbers, dice and score pairs of them: {m.cube=}, {m.on_roll=}, "
+            f"{m.turn=}, {m.game_state=}, {m.resigned=}, {m.match_length=}, {m.extra_bits=}, {m.dice=}, {m.score=}"
+        )
     if m.cube < 1 or m.cube & (m.cube - 1) or m.cube > 1 << 15:
         raise InvalidMatchState(f"cube value {m.cube} is not a power of two from 1 to 32768")
     if m.cube_owner not in (None, 0, 1):

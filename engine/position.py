@@ -9,7 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import AmbiguousMove, IllegalMove, InvalidDice, InvalidMoveText, InvalidPosition, InvalidPositionId
+from engine.errors import (
+    AmbiguousMove,
+    IllegalMove,
+    InvalidDice,
+    InvalidMoveText,
+    InvalidPosition,
+    InvalidPositionId,
+    InvalidXgid,
+)
 from engine.ids import (
     board_from_key,
     board_from_position_id,
@@ -118,7 +126,10 @@ class Position:
     __slots__ = ("_bytes", "_hash")
 
     def __init__(self, board: Iterable[int] | np.ndarray, *, _trusted: bool = False) -> None:
-        arr = np.asarray(board if isinstance(board, np.ndarray) else list(board))
+        try:
+            arr = np.asarray(board if isinstance(board, np.ndarray) else list(board))
+        except TypeError:
+            raise InvalidPosition(f"board {board!r} is not a sequence of {BOARD_SIZE} counts") from None
         if _trusted:
             self._bytes = np.ascontiguousarray(arr, dtype=np.int8).tobytes()
         else:
@@ -158,7 +169,11 @@ class Position:
     def from_xgid(cls, xgid: str | Xgid) -> Position:
         """The board of an XGID seen by its player on roll (the doubler, a double pending); raises InvalidXgid."""
         x = parse_xgid(xgid) if isinstance(xgid, str) else xgid
-        return cls(x.board_on_roll())
+        try:
+            return cls(x.board_on_roll())
+        except InvalidPosition as exc:
+            shown = xgid if isinstance(xgid, str) else x.text
+            raise InvalidXgid(f"XGID {shown!r}: {exc}") from None
 
     @classmethod
     def from_key(cls, key: bytes) -> Position:
@@ -173,7 +188,7 @@ class Position:
     @classmethod
     def from_gnubg_board(cls, board: Sequence[Sequence[int]]) -> Position:
         """Build from gnubg's ``(not_on_roll, on_roll)`` pair of 25-tuples (each its own view)."""
-        if len(board) != 2 or any(len(side) != 25 for side in board):
+        if not isinstance(board, Sequence) or len(board) != 2 or any(len(side) != 25 for side in board):
             raise InvalidPosition(f"gnubg board must be two sequences of 25 counts, got {board!r}")
         theirs, mine = board
         if min(min(theirs), min(mine)) < 0:
@@ -355,8 +370,9 @@ def check_dice(dice: Sequence[int]) -> tuple[int, int]:
     """The pair of dice as two ints 1-6; raises InvalidDice naming them."""
     try:
         d1, d2 = (int(d) for d in dice)
+        whole = all(int(d) == d and not isinstance(d, bool | str) for d in dice)  # 2.5 is no die, nor "3"
     except (TypeError, ValueError) as exc:
         raise InvalidDice(f"dice must be two integers 1-6, got {dice!r}") from exc
-    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+    if not (whole and 1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise InvalidDice(f"dice must be two integers 1-6, got {dice!r}")
     return d1, d2

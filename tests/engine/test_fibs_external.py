@@ -324,3 +324,18 @@ def test_from_position_fields() -> None:
 def test_from_position_refuses_what_gnubg_would_misread(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidFibsBoard, match=message):
         FibsBoard.from_position(Position.initial(), **kwargs)
+
+
+def test_a_score_at_the_match_length_is_refused_and_a_long_match_read_at_64_points() -> None:
+    """As gnubg 1.07's external mode (drawboard.c): a score at or past the length is a badly formed board; a match
+    longer than its 64 points is read as a 64-point one at the same away scores (at most 64 away)."""
+    fb = FibsBoard.from_position(Position.initial(), dice=(3, 1), match_length=7, score=(3, 2))
+    fields = str(fb).split(":")
+    fields[4] = "7"  # the player's score
+    with pytest.raises(InvalidFibsBoard, match="score 7-2 is not below the match length 7"):
+        FibsBoard.parse(":".join(fields))
+    long = FibsBoard.from_position(Position.initial(), dice=(3, 1), match_length=99, score=(97, 10))
+    state = long.match_state()
+    assert state.match_length == 64 and sorted(state.score) == [0, 62]  # 2-away, and 89-away read as 64-away
+    assert not state.crawford  # neither side is 1-away
+    state.check_playable()

@@ -192,3 +192,42 @@ def test_a_game_no_longer_played_is_refused_for_evaluation(match_id: str, words:
     with pytest.raises(InvalidMatchState, match=words):
         parse_id_pair(f"4HPwATDgc/ABMA:{match_id}")
     assert parse_id_pair(f"4HPwATDgc/ABMA:{match_id}", playable=False)[1] is not None
+
+
+@pytest.mark.parametrize(
+    ("match_id", "words"),
+    [
+        ("cAkgCAAAAAAA", "match length 65 is above 64"),  # gnubg 1.07: "Illegal match ID"
+        ("XBEAAAAAAAAE", "a double of the cube 4096"),  # gnubg doubles no further than 4096
+    ],
+)
+def test_states_gnubg_will_not_play_are_refused_for_evaluation(match_id: str, words: str) -> None:
+    with pytest.raises(InvalidMatchState, match=words):
+        parse_id_pair(f"4HPwATDgc/ABMA:{match_id}")
+    assert parse_id_pair(f"4HPwATDgc/ABMA:{match_id}", playable=False)[1] is not None  # `jumpgammon id` shows them
+
+
+def test_a_deadlocked_xgid_is_refused_naming_the_xgid() -> None:
+    text = "XGID=aBBBBBB---B-b------bbbbbbA:0:0:1:00:0:0:0:0:10"
+    with pytest.raises(InvalidPositionId, match="XGID 'XGID=aBBB.*neither side can ever move"):
+        parse_id_pair(text)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: Position.from_key("abcdefghij"),  # type: ignore[arg-type]
+        lambda: Position.from_key(None),  # type: ignore[arg-type]
+        lambda: MatchState.from_key("x"),  # type: ignore[arg-type]
+        lambda: Position(None),  # type: ignore[arg-type]
+        lambda: Position.from_gnubg_board(None),  # type: ignore[arg-type]
+        lambda: MatchState(score=(1,)),  # type: ignore[arg-type]
+        lambda: MatchState(match_length=None),  # type: ignore[arg-type]
+        lambda: Position.initial().children((2.5, 3)),  # a 2-3 was played
+        lambda: Position.initial().children((1.9, 2)),  # a 1-2 was played
+    ],
+)
+def test_inputs_of_the_wrong_type_are_value_errors(call: object) -> None:
+    """Wrong types are refused as the bad values are (a ValueError naming them), not an AttributeError later."""
+    with pytest.raises(ValueError):
+        call()  # type: ignore[operator]
