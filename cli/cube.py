@@ -46,11 +46,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float_range(0, 0.5, low_open=True, high_open=True),
         help="local jump volatility (linear/nonlinear)",
     )
-    p.add_argument("--distribution", choices=DISTRIBUTIONS, default="double-exponential")
     p.add_argument(
-        "--statistical", action="store_true", help="scale alpha by 1.24 (statistical estimates; jump-linear only)"
+        "--distribution",
+        choices=DISTRIBUTIONS,
+        default=None,
+        help="jump distribution (jump-nonlinear, jump-numerical; default double-exponential)",
     )
-    p.add_argument("--grid", type=int_range(20, 2_000), default=400, help="P buckets of jump-numerical (20-2000)")
+    p.add_argument(
+        "--statistical",
+        action="store_true",
+        default=None,
+        help="scale alpha by 1.24 (statistical estimates; jump-linear only)",
+    )
+    p.add_argument(
+        "--grid", type=int_range(20, 2_000), default=None, help="P buckets of jump-numerical (20-2000; default 400)"
+    )
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
     p.add_argument("--at", default="", help="comma-separated P values, e.g. 0.3,0.5,0.7")

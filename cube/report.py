@@ -22,7 +22,7 @@ from cube.errors import (
 from cube.janowski import JanowskiModel
 from cube.jump_linear import STATISTICAL_SCALE, JumpLinearModel
 from cube.jump_nonlinear import JumpNonlinearModel
-from cube.jump_numerical import DEFAULT_N, solve_cached
+from cube.jump_numerical import solve_cached
 from cube.points import POINT_NAMES, DecisionPoints, EquityCurves
 from cube.states import CubeState
 
@@ -58,6 +58,19 @@ class _Numerical:
         return sol.points(jacoby=jacoby, beavers=beavers)
 
 
+#: P buckets of jump-numerical unless ``--grid`` says otherwise (finer than the solver's own default).
+DEFAULT_GRID = 400
+#: The options each model reads (``--local-alpha`` of jump-numerical is refused with a message of its own).
+MODEL_OPTIONS: dict[str, frozenset[str]] = {
+    "dead": frozenset(),
+    "live": frozenset(),
+    "janowski": frozenset({"--x", "--x1", "--x2"}),
+    "jump-linear": frozenset({"--alpha", "--local-alpha", "--statistical"}),
+    "jump-nonlinear": frozenset({"--alpha", "--local-alpha", "--distribution"}),
+    "jump-numerical": frozenset({"--alpha", "--local-alpha", "--distribution", "--grid"}),
+}
+
+
 def make_model(
     name: str,
     *,
@@ -66,18 +79,32 @@ def make_model(
     x2: float | None = None,
     alpha: float | None = None,
     local_alpha: float | None = None,
-    distribution: str = "double-exponential",
-    statistical: bool = False,
-    N: int = DEFAULT_N,
+    distribution: str | None = None,
+    statistical: bool | None = None,
+    N: int | None = None,
 ) -> _Model:
-    """Return the model object for a CLI model name (see :data:`MODELS`)."""
+    """Return the model object for a CLI model name (see :data:`MODELS`); an option left None takes its default
+    (double-exponential jumps, no statistical scale, :data:`DEFAULT_GRID` buckets).
+
+    Raises CubeInputError naming an option given (not None) that the model does not read.
+    """
     check_choice(name, "model", MODELS)
-    janowski_args = {"--x": x, "--x1": x1, "--x2": x2}
-    jump_args = {"--alpha": alpha, "--local-alpha": local_alpha}
-    ignored = {"dead": janowski_args | jump_args, "live": janowski_args | jump_args, "janowski": jump_args}
-    given = [flag for flag, value in ignored.get(name, janowski_args).items() if value is not None]
+    options = {
+        "--x": x,
+        "--x1": x1,
+        "--x2": x2,
+        "--alpha": alpha,
+        "--local-alpha": local_alpha,
+        "--distribution": distribution,
+        "--statistical": statistical or None,
+        "--grid": N,
+    }
+    given = [flag for flag, value in options.items() if value is not None and flag not in MODEL_OPTIONS[name]]
     if given:  # an option the model does not read would be silently ignored
         raise CubeInputError(f"model {name} takes no {', '.join(given)}")
+    distribution = distribution or "double-exponential"
+    statistical = bool(statistical)
+    N = DEFAULT_GRID if N is None else N
     if name == "dead":
         return JanowskiModel(0.0)
     if name == "live":
@@ -176,7 +203,7 @@ def report(
     else:
         params["alpha"] = model_args.get("alpha")
         if model != "jump-linear":
-            params["distribution"] = model_args.get("distribution", "double-exponential")
+            params["distribution"] = model_args.get("distribution") or "double-exponential"
         else:
             params["statistical_scale"] = STATISTICAL_SCALE if model_args.get("statistical") else 1.0
         if model_args.get("local_alpha") is not None:

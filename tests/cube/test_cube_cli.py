@@ -73,6 +73,11 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
         (["--W", "1", "--L", "1", "--model", "live", "--at", ",,"], "names no P value"),
         (["--W", "1", "--L", "1", "--model", "janowski", "--x", "0.5", "--alpha", "0.1"], "takes no --alpha"),
         (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0.1", "--x1", "0.5"], "takes no --x1"),
+        # options only some models read were ignored by the others
+        (["--W", "1", "--L", "1", "--model", "janowski", "--x", "0.5", "--grid", "100"], "takes no --grid"),
+        (["--W", "1", "--L", "1", "--model", "jump-numerical", "--alpha", "0.1", "--statistical"], "--statistical"),
+        (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0.1", "--distribution", "gaussian"], "--distr"),
+        (["--W", "1", "--L", "1", "--model", "jump-nonlinear", "--alpha", "0.1", "--grid", "100"], "takes no --grid"),
     ],
 )
 def test_errors(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
