@@ -56,16 +56,24 @@ def analyse_file(
     )
 
 
-def match_result(r: MatchReplay, met: MatchEquityTable) -> tuple[float, float]:
+def match_result(r: MatchReplay, met: MatchEquityTable, in_progress: float = 0.0) -> tuple[float, float]:
     """Each player's result, as gnubg counts it: in money the points won minus the points lost; in a match the MWC
-    gained: 1 or 0 for a finished match (else the MWC at the final score) minus the MWC at its first game's score."""
+    gained: 1 or 0 for a finished match (else the MWC at the final score) minus the MWC at its first game's score.
+
+    A last game the record stops in the middle of counts at ``in_progress``, player 0's value after its last play
+    (points in money, MWC in a match), so that the result and the luck cover the same rolls.
+    """
     score = [0, 0]
     for g in r.games:
-        score[g.winner] += g.points
-    if not r.length:
-        return float(score[0] - score[1]), float(score[1] - score[0])
+        if g.winner is not None:
+            score[g.winner] += g.points
     first, last = r.games[0], r.games[-1]
+    if not r.length:
+        value = float(score[0] - score[1]) + (0.0 if last.finished else in_progress)
+        return value, -value
     start = met.mwc(r.length - first.score[0], r.length - first.score[1], crawford=first.crawford)
+    if last.winner is None:
+        return in_progress - start, start - in_progress
     final = [last.score[0], last.score[1]]
     final[last.winner] += last.points
     if max(final) >= r.length:
@@ -89,7 +97,7 @@ def _match(r: MatchReplay, d: MatchDecisions, met: MatchEquityTable) -> MatchAna
         games.append(
             GameAnalysis(g.number, g.score, g.crawford, g.winner, g.points, g.resigned, g.passed, checker, cube, graph)
         )
-    result = match_result(r, met)
+    result = match_result(r, met, games[-1].graph[-1].value if games else 0.0)
     players = _players(r.record.names, games, result)
     return MatchAnalysis(r.record.title, r.record.names, r.length, r.record.rules, tuple(games), players)
 
@@ -117,7 +125,8 @@ def _totals(matches: Sequence[MatchAnalysis]) -> tuple[PlayerSummary, PlayerSumm
 def _graph(
     r: MatchReplay, g: GameReplay, moves: Sequence[tuple[int, int, int]], values: np.ndarray, met: MatchEquityTable
 ) -> tuple[GraphPoint, ...]:
-    """Player 0's value before the game and after each play, then the game's result: points (money) or MWC.
+    """Player 0's value before the game and after each play, then the game's result (none for a game the record
+    stops in the middle of): points (money) or MWC.
 
     ``values`` holds the mover's (EMG, MWC) after each play of ``moves`` (its number in the game, mover, cube).
     """
@@ -127,6 +136,8 @@ def _graph(
         points = [GraphPoint(0, float(start))]
         for (move, player, _), (_, mwc) in zip(moves, values, strict=True):
             points.append(GraphPoint(move, float(mwc if player == 0 else 1.0 - mwc)))
+        if g.winner is None:
+            return tuple(points)
         final = [g.score[0], g.score[1]]
         final[g.winner] += g.points
         if max(final) >= n:
@@ -139,6 +150,8 @@ def _graph(
     points = [GraphPoint(0, 0.0)]
     for (move, player, cube), (emg, _) in zip(moves, values, strict=True):
         points.append(GraphPoint(move, float(emg * cube if player == 0 else -emg * cube)))
+    if g.winner is None:
+        return tuple(points)
     won = float(g.points if g.winner == 0 else -g.points)
     points.append(GraphPoint(points[-1].move + 1, won))
     return tuple(points)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from analysis.evaluate import CheckerDecision, CubeDecisionAnalysis
 from analysis.marks import Skill
 from analysis.records import Action
-from analysis.report import summary_rows
+from analysis.report import game_outcome, summary_rows
 from analysis.summary import FileAnalysis, GameAnalysis, MatchAnalysis, PlayerSummary
 from engine.display import board_text
 from engine.errors import NotSupported
@@ -129,11 +129,7 @@ def _cube_error(m: MatchAnalysis, c: CubeDecisionAnalysis) -> str:
 
 
 def _game(m: MatchAnalysis, g: GameAnalysis) -> str:
-    how = " (resigned)" if g.resigned else " (pass)" if g.passed else ""
-    head = (
-        f"Game {g.number}, score {g.score[0]}-{g.score[1]}{', Crawford' if g.crawford else ''}: "
-        f"{m.names[g.winner]} wins {g.points} point{'s' if g.points != 1 else ''}{how}"
-    )
+    head = f"Game {g.number}, score {g.score[0]}-{g.score[1]}{', Crawford' if g.crawford else ''}: {game_outcome(m, g)}"
     items: list[tuple[int, str]] = [(d.ply, _checker_error(m, d)) for d in g.checker if d.skill is not Skill.NONE]
     items += [
         (c.ply, _cube_error(m, c))

@@ -86,17 +86,26 @@ class CubeTurn:
 
 @dataclass(frozen=True)
 class GameReplay:
-    """One replayed game: the score before it (players 0, 1), Crawford, the decisions, the winner and the points."""
+    """One replayed game: the score before it (players 0, 1), Crawford, the decisions, the winner and the points.
+
+    ``winner`` is None for a match's last game when the record stops in the middle of it (a match in
+    progress, as gnubg analyses it); its ``points`` are then 0.
+    """
 
     number: int
     score: tuple[int, int]
     crawford: bool
     checker: tuple[CheckerTurn, ...]
     cube: tuple[CubeTurn, ...]
-    winner: int
+    winner: int | None
     points: int
     resigned: bool
     passed: bool
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game was played to its end (or resigned, or passed)."""
+        return self.winner is not None
 
 
 @dataclass(frozen=True)
@@ -158,17 +167,22 @@ def _replay(record: MatchRecord) -> MatchReplay:
         if crawford is None:
             crawford = leader_at_one and not crawford_done and game.score[0] != game.score[1]
         crawford_done = crawford_done or leader_at_one
-        played = _replay_game(record, game, crawford, ply)
+        played = _replay_game(record, game, crawford, ply, last=game is record.games[-1])
         ply += len(played.checker) + len(played.cube)
         games.append(played)
-        running[played.winner] = min(running[played.winner] + played.points, record.length or 1 << 30)
+        if played.winner is not None:
+            running[played.winner] = min(running[played.winner] + played.points, record.length or 1 << 30)
     return MatchReplay(record, tuple(games))
 
 
-def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_ply: int) -> GameReplay:
-    """One game through the rules (see :func:`replay`)."""
+def _replay_game(
+    record: MatchRecord, game: GameRecord, crawford: bool, first_ply: int, last: bool = False
+) -> GameReplay:
+    """One game through the rules (see :func:`replay`); the ``last`` game of a record may stop before its end."""
     name = f"{record.source.name} game {game.number}"
     events = list(game.events)
+    if not events and last:  # a match in progress, its next game not begun
+        return GameReplay(game.number, game.score, crawford, (), (), None, 0, False, False)
     if not events:
         raise InvalidRecord(f"{name} ({game.where}): the game has no moves")
     first = events[0]
@@ -244,9 +258,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool, first_pl
         while answer.action is Action.BEAVER and k < len(events) and events[k].action is Action.BEAVER:
             answer = state.raccoon(events[k], answer.player, name)  # redoubles after a beaver: not judged (gnubg)
             k += 1
-    if not state.over:
+    if not state.over and not last:
         raise InvalidRecord(f"{name}: the record ends in the middle of the game (expected more moves or 'Wins')")
-    assert state.winner is not None
     return GameReplay(
         game.number,
         game.score,

@@ -13,7 +13,7 @@ import numpy as np
 from analysis.evaluate import CheckerDecision, CubeDecisionAnalysis
 from analysis.marks import CubeError, Skill
 from analysis.records import Action
-from analysis.summary import FileAnalysis, MatchAnalysis, PlayerSummary
+from analysis.summary import FileAnalysis, GameAnalysis, MatchAnalysis, PlayerSummary
 from engine.match import MAX_CUBE
 
 __all__ = ["format_text", "to_json"]
@@ -148,17 +148,21 @@ def _table(rows: list[list[str]]) -> list[str]:
     return [f"  {r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}" for r in rows]
 
 
+def game_outcome(m: MatchAnalysis, g: GameAnalysis) -> str:
+    """``NAME wins N points`` (with how: resigned, pass), or that the record stops in the middle of the game."""
+    if g.winner is None:
+        return "in progress (the record stops here; valued by the position after the last play)"
+    how = " (resigned)" if g.resigned else " (pass)" if g.passed else ""
+    return f"{m.names[g.winner]} wins {g.points} point{'s' if g.points != 1 else ''}{how}"
+
+
 def format_match(m: MatchAnalysis) -> list[str]:
     """The text of one match: each game's marked errors, then the summary table."""
     games = f"{len(m.games)} game{'' if len(m.games) == 1 else 's'}"
     lines = [f"{m.title}: {_kind(m)}, {m.names[0]} against {m.names[1]}, {games}"]
     for g in m.games:
         crawford = ", Crawford" if g.crawford else ""
-        how = " (resigned)" if g.resigned else " (pass)" if g.passed else ""
-        lines.append(
-            f" Game {g.number}, score {g.score[0]}-{g.score[1]}{crawford}: {m.names[g.winner]} wins "
-            f"{g.points} point{'s' if g.points != 1 else ''}{how}"
-        )
+        lines.append(f" Game {g.number}, score {g.score[0]}-{g.score[1]}{crawford}: {game_outcome(m, g)}")
         events: list[tuple[int, list[str]]] = [(d.ply, [_checker_line(m, d)]) for d in g.checker if d.skill]
         events += [(c.ply, _cube_line(m, c)) for c in g.cube]
         for _, text in sorted(events, key=lambda e: e[0]):

@@ -133,7 +133,7 @@ class GameAnalysis:
     number: int
     score: tuple[int, int]
     crawford: bool
-    winner: int
+    winner: int | None  # None: the record stops in the middle of the game (its points 0)
     points: int
     resigned: bool
     passed: bool

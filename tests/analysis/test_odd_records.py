@@ -8,7 +8,9 @@ points disagree with its replay is refused.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -126,3 +128,33 @@ def test_an_untagged_money_file_states_the_jacoby_rule_by_its_points() -> None:
     tagged = '; [Jacoby "Off"]\n' + single  # a file that says the rule is off keeps it off, and the points disagree
     with pytest.raises(InvalidRecord, match="the replay scores 2"):
         replay(parse_mat(tagged, GAMMON_SESSION))
+
+
+def test_a_match_in_progress_is_analysed_to_its_last_play(tmp_path: Path, ev: Evaluator) -> None:
+    """A record that stops in the middle of its last game (a match in progress) is analysed, as gnubg does: the
+    games before it as in the whole file, the last to its last play, valued there (result and luck then cover the
+    same rolls)."""
+    whole_path = FOLDER.parent / "gnubg_analysis" / "gnubg_05pt_s09.mat"
+    lines = whole_path.read_text().splitlines()
+    last_game = max(i for i, line in enumerate(lines) if line.strip().startswith("Game "))
+    cut = last_game + 8  # a few moves into the last game
+    path = tmp_path / "in_progress.mat"
+    path.write_text("\n".join(lines[:cut]) + "\n")
+    met = published_met()
+    whole = analyse_file(whole_path, ev, 0, met, "shipped", progress=False).matches[0]
+    part = analyse_file(path, ev, 0, met, "shipped", progress=False).matches[0]
+    assert len(part.games) == len(whole.games)
+
+    def unplaced(decisions: tuple[Any, ...]) -> list[Any]:  # the same decisions, read from another file's lines
+        return [replace(d, where="") for d in decisions]
+
+    for a, b in zip(part.games[:-1], whole.games[:-1], strict=True):
+        assert (a.winner, a.points) == (b.winner, b.points)
+        assert (unplaced(a.checker), unplaced(a.cube)) == (unplaced(b.checker), unplaced(b.cube))
+    last = part.games[-1]
+    assert last.winner is None and last.points == 0 and 0 < len(last.checker) < len(whole.games[-1].checker)
+    assert unplaced(last.checker) == unplaced(whole.games[-1].checker[: len(last.checker)])
+    assert len(last.graph) == len(last.checker) + 1  # no result point after the last play
+    start = met.mwc(5 - part.games[0].score[0], 5 - part.games[0].score[1], crawford=part.games[0].crawford)
+    assert part.players[0].result == pytest.approx(last.graph[-1].value - start)
+    assert part.players[0].result == pytest.approx(-part.players[1].result)

@@ -68,7 +68,11 @@ FIRST_PLAY = SGF[SGF.index("\n;") + 1 :].split("\n", 1)[0]  # the opening roll's
 
 BAD = [
     ("truncated", SGF[: SGF.index("\n;", len(SGF) // 2)], "the file ends early (expected ';' (a node)"),
-    ("game cut short", GAME_1[: GAME_1.index("\n;W[double]")] + ")", "ends in the middle of the game"),
+    (
+        "game cut short",  # before another game: only the last game may stop anywhere (a match in progress)
+        GAME_1[: GAME_1.index("\n;W[double]")] + ")\n" + SGF[SGF.index("\n(;") + 1 :],
+        "ends in the middle of the game",
+    ),
     ("cut in a value", SGF[: SGF.index("PB[") + 5], "the file ends inside the value of property PB"),
     ("no closing paren", SGF.rstrip().rstrip(")"), "the file ends early (expected"),
     ("illegal move", SGF.replace(FIRST_PLAY, FIRST_PLAY[:5] + "ab" + FIRST_PLAY[7:], 1), "game 1 move 1"),
