@@ -38,7 +38,7 @@ def _replayed(path: Path) -> MatchReplay:
     return replay(record)
 
 
-def _shape(r: MatchReplay) -> list[tuple[int, int, bool, int, int]]:
+def _shape(r: MatchReplay) -> list[tuple[int | None, int, bool, int, int]]:
     """Per game: winner, points, resigned, checker turns, cube turns."""
     return [(g.winner, g.points, g.resigned, len(g.checker), len(g.cube)) for g in r.games]
 
