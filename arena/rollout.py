@@ -81,7 +81,7 @@ from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from cube.states import CubeState
 from engine.batch import parse_id_pair
 from engine.errors import InvalidSpec, JumpgammonError, NotSupported, raised_by_interrupt
-from engine.match import GameState
+from engine.match import GameState, MatchState
 from engine.position import Position, check_dice
 from nets.base import BoardEvaluator
 from nets.cube_advice import match_cube_advice
@@ -142,11 +142,12 @@ class RolloutStart:
         """``POSITIONID[:MATCHID]`` as a rollout start; refuses a pending double, a resignation or a finished game.
 
         The cube value and owner, the dice, the Jacoby rule (money) and the match score come from the
-        match ID (none: money, a centred cube of 1, no dice, no Jacoby), as ``eval`` reads them.
+        match ID, as ``eval`` reads them: a bare position ID is gnubg's default money game (a centred cube
+        of 1, no dice, the Jacoby rule on).
         """
         position, match = parse_id_pair(text)
         if match is None:
-            return cls(position)
+            return cls(position, jacoby=MatchState().jacoby)
         label = match.id
         score = None
         if match.match_length > 0:
@@ -809,6 +810,7 @@ class RolloutResult:
             "cubeful": c.cubeful,
             "cube": c.cube_spec if c.cubeful else None,
             "beavers": c.beavers and c.cubeful and self.start.score is None,
+            "jacoby": self.start.jacoby and c.cubeful and self.start.score is None,
             "variance_reduction": c.variance_reduction,
             "luck_plies": 0 if c.variance_reduction else None,
             "luck_screen": c.luck_screen if c.variance_reduction else None,

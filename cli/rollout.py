@@ -338,7 +338,8 @@ def format_result(r: RolloutResult) -> str:
         raw_se = r.raw.cubeful_equity_se
         a = r.cube_actions()
         lines.append(
-            f"Cubeful equity ({c.cube_spec}): {r.estimate.cubeful_equity:+.4f}"
+            f"Cubeful equity ({c.cube_spec}, Jacoby rule {'on' if r.start.jacoby else 'off'}): "
+            f"{r.estimate.cubeful_equity:+.4f}"
             + (f", SE {se:.4f}" if se is not None else "")
             + (f" (raw SE {raw_se:.4f})" if c.variance_reduction and raw_se is not None else "")
             + f"; {_cube_counts(a)}"
@@ -408,10 +409,11 @@ def format_cube_decision(d: CubeDecisionRollout) -> str:
             return f"   MWC {100 * figure:6.2f}%"
         return f"   MWC {100 * figure.value:6.2f}%" + ("" if figure.se is None else f" SE {100 * figure.se:.2f}%")
 
+    jacoby = f", Jacoby rule {'on' if d.start.jacoby else 'off'}" if mwcs is None else ""
     units = "points per initial cube" if mwcs is None else f"{_score_text(d.start)}, normalised equity"
     lines = [
         f"Cube decision rollout of {d.start.text} for the side on roll: {d.trials} trials a branch, {depth}, "
-        f"seed {c.seed}, {reduction}, later cube actions by {c.cube_spec}",
+        f"seed {c.seed}, {reduction}, later cube actions by {c.cube_spec}{jacoby}",
         "  cubeless   Win      W(g)     W(bg)    L(g)     L(bg)    Equity",
         _row("estimate", r.estimate.probabilities, r.estimate.equity, "+"),
         f"Cubeful ({units}):",

@@ -42,7 +42,7 @@ examples:
   jumpgammon tournament --a net@0 --b pubeval --games 2000
   jumpgammon tournament --a net@0 --a-cube jump-local --b net@0 --b-cube janowski:0.7 --games 2000
   jumpgammon tournament --a net@0 --b gnubg@0 --games 20000 --workers 2 --checkpoint runs/net-gnubg.ledger
-  jumpgammon tournament --a net@0 --a-cube jump:0.1 --b net@0 --b-cube janowski:0.7 --match-length 7 --matches 200
+  jumpgammon tournament --a net@0 --a-cube jump-match --b net@0 --b-cube janowski:0.7 --match-length 7 --matches 200
 
 A cube spec other than none plays with the cube (as --cubeful does); --cubeful alone plays with the cube
 while both specs are none (no one doubles). --jacoby and --beavers are cube rules: they need the cube.

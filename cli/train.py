@@ -13,7 +13,13 @@ from engine.errors import InvalidSpec
 from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
 from players.cube import CubeSpec
-from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, FRESH_LEARNING_RATE, TrainConfig
+from training.config import (
+    CONTINUE_LEARNING_RATE,
+    DEFAULT_HIDDEN,
+    DEFAULT_PARALLEL_GAMES,
+    FRESH_LEARNING_RATE,
+    TrainConfig,
+)
 from training.selfplay_cube import parse_training_cube
 
 
@@ -71,7 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = TrainConfig(out=Path("run.jgw"))
     p.add_argument("--out", type=Path, required=True, help="the run's checkpoint file (not in weights/)")
     p.add_argument("--games", type=int_range(1), default=d.games, help="the run's target in games, in total")
-    p.add_argument("--parallel", type=int_range(1, 1 << 16), default=d.parallel_games, help="games in lockstep")
+    p.add_argument(
+        "--parallel",
+        type=int_range(1, 1 << 16),
+        default=None,
+        help=f"games in lockstep (default: a resumed run's own; a new one {DEFAULT_PARALLEL_GAMES})",
+    )
     p.add_argument(
         "--lr",
         type=float_range(0, 1, low_open=True),

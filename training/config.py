@@ -19,13 +19,18 @@ CONTINUE_LEARNING_RATE = 3e-5
 FRESH_LEARNING_RATE = 1e-3
 
 
+DEFAULT_PARALLEL_GAMES = 512
+
+
 @dataclass
 class TrainConfig:
     """Settings of a batched self-play TD(0) run; ``out`` is the run's checkpoint file."""
 
     out: Path  # the run's weights and state; resumed when it exists; never the shipped weights/
     games: int = 100_000  # the run's target in total: a resumed run stops when it has played this many
-    parallel_games: int = 512  # games played in lockstep; one gradient step per move of all
+    #: Games played in lockstep (one gradient step per move of all); None: a resumed run's games in flight, else
+    #: DEFAULT_PARALLEL_GAMES.
+    parallel_games: int | None = None
     #: None: the run's own on resume; for a new run 1e-3, or CONTINUE_LEARNING_RATE from ``start``'s trained nets
     learning_rate: float | None = None
     hidden: tuple[int, ...] | None = None  # None: the run's own on resume, else DEFAULT_HIDDEN

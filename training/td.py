@@ -41,7 +41,13 @@ from nets.model import PhaseNet, new_evaluator, recoded_evaluator, torch_evaluat
 from nets.weights import remove_stale_temporaries
 from players.cube import CubeSpec, parse_cube_spec
 from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
-from training.config import CONTINUE_LEARNING_RATE, DEFAULT_HIDDEN, FRESH_LEARNING_RATE, TrainConfig
+from training.config import (
+    CONTINUE_LEARNING_RATE,
+    DEFAULT_HIDDEN,
+    DEFAULT_PARALLEL_GAMES,
+    FRESH_LEARNING_RATE,
+    TrainConfig,
+)
 from training.selfplay_cube import CubeGames, CubeTally
 from weights import in_shipped_folder
 
@@ -131,7 +137,7 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
     seed = saved.get("seed", 1) if saved.get("seed") is not None else (cfg.seed if cfg.seed is not None else 1)
     if cfg.seed is not None and cfg.seed != seed:
         raise JumpgammonError(f"--seed {cfg.seed} differs from the seed {seed} of {cfg.out}; a run keeps its seed")
-    if run.boards is not None and len(run.boards) != cfg.parallel_games:
+    if run.boards is not None and cfg.parallel_games is not None and len(run.boards) != cfg.parallel_games:
         raise JumpgammonError(
             f"--parallel {cfg.parallel_games} differs from the {len(run.boards)} games in flight in {cfg.out}"
         )
@@ -223,7 +229,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
             optim.load_state_dict(_torch_optimizer_state(run.optimizers[name]))
             for group in optim.param_groups:
                 group["lr"] = rate
-    n = cfg.parallel_games
+    n = cfg.parallel_games or (len(run.boards) if run.boards is not None else DEFAULT_PARALLEL_GAMES)
     if run.boards is not None and run.first is not None:
         selfplay = SelfPlay(rng, n, boards=run.boards, opening=run.first)
     else:

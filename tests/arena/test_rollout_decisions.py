@@ -25,7 +25,7 @@ from cube.actions import ProperAction, decide, proper_action
 from cube.match import outcome_mwcs
 from cube.states import CubeState
 from engine import MatchState, Position
-from engine.errors import IllegalMove, InvalidDice, InvalidSpec, NotSupported
+from engine.errors import IllegalMove, InvalidDice, InvalidMatchState, InvalidSpec, NotSupported
 from nets.bearoff import load_two_sided
 from nets.lookahead import evaluate_plies
 from nets.mlp import cubeless_equity, flip_probabilities
@@ -342,10 +342,10 @@ def test_with_the_cube_out_of_play_a_match_rollout_is_the_cubeless_mwc(match_id:
     assert np.allclose(result.trial_values(), expected, atol=1e-12, rtol=0)
 
 
-def test_a_score_beyond_the_match_equity_table_is_refused_before_any_trial() -> None:
-    start = RolloutStart.parse(f"{OPENING}:{MatchState(match_length=71, score=(1, 1), on_roll=0).id}")
-    with pytest.raises(NotSupported, match="70-away against 70-away is beyond match equity table"):
-        run_rollouts([start], RolloutConfig(trials=36, cubeful=True), progress=False)
+def test_a_match_longer_than_gnubg_plays_is_refused_before_any_trial() -> None:
+    """Every table is extended to gnubg's 64 points; a longer match is refused as the position is read."""
+    with pytest.raises(InvalidMatchState, match="match length 71 is above 64"):
+        RolloutStart.parse(f"{OPENING}:{MatchState(match_length=71, score=(1, 1), on_roll=0).id}")
 
 
 def test_no_cube_decision_in_the_crawford_game_or_with_a_dead_cube() -> None:

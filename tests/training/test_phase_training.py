@@ -57,6 +57,18 @@ def test_a_run_keeps_its_encoding_and_nets(tmp_path: Path) -> None:
     assert ev.encoding is Encoding.V1 and settings["encoding"] == "jumpgammon-v1" and "resuming" in line
 
 
+def test_a_resumed_run_keeps_its_games_in_flight_without_parallel(tmp_path: Path) -> None:
+    """``--parallel`` defaults to a resumed run's own (the same command without it said 512 differs from 3)."""
+    out = tmp_path / "run.jgw"
+    first = dict(TINY_RUN, games=4, checkpoint_every=2)
+    train(TrainConfig(out=out, **first), progress=False)  # type: ignore[arg-type]
+    resumed = {k: v for k, v in TINY_RUN.items() if k != "parallel_games"}
+    result = train(TrainConfig(out=out, **resumed), progress=False)  # type: ignore[arg-type]
+    assert result.state.games >= 6
+    with pytest.raises(JumpgammonError, match="--parallel 5 differs from the 3 games in flight"):
+        prepare_run(TrainConfig(out=out, **dict(resumed, games=9, parallel_games=5)))  # type: ignore[arg-type]
+
+
 def test_td_from_the_shipped_net_grows_it_into_v2_without_changing_it(tmp_path: Path) -> None:
     shipped = load_evaluator(bearoff=False)
     cfg = TrainConfig(out=tmp_path / "grown.jgw", start=Path("weights/default.jgw"), encoding=Encoding.V2)
