@@ -65,6 +65,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -88,10 +89,11 @@ from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
-from nets.weights import write_atomic
+from nets.weights import weights_digest, write_atomic
 from players.base import CubeContext, Player
 from players.cube import cube_states_for, parse_cube_spec
 from players.net import NetPlayer
+from weights import DEFAULT_WEIGHTS
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
 ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
@@ -815,7 +817,7 @@ class RolloutResult:
             "luck_plies": 0 if c.variance_reduction else None,
             "luck_screen": c.luck_screen if c.variance_reduction else None,
             **self.estimate.to_json(),
-            "raw": self.raw.to_json(),
+            "raw": self._raw_json(),
             "mean_plies": round(float(self.outcomes.plies.mean()), 3),
             "truncated_trials": int(self.outcomes.truncated.sum()),
         }
@@ -828,6 +830,15 @@ class RolloutResult:
                 equity = normalised(self.start, c, mwc)
                 d.update(cubeful_equity=_round(equity.value), cubeful_equity_se=_round(equity.se))
                 d.update(mwc=_round(mwc.value), mwc_se=_round(mwc.se))
+        return d
+
+    def _raw_json(self) -> dict[str, Any]:
+        """The raw estimate's JSON, its cubeful figure at a match score normalised as the headline's is."""
+        d = self.raw.to_json()
+        if self.start.score is not None and self.config.cubeful and self.raw.cubeful_equity is not None:
+            equity = normalised(self.start, self.config, Figure(self.raw.cubeful_equity, self.raw.cubeful_equity_se))
+            d.update(cubeful_equity=_round(equity.value), cubeful_equity_se=_round(equity.se))
+            d.update(mwc=_round(self.raw.cubeful_equity), mwc_se=_round(self.raw.cubeful_equity_se))
         return d
 
     def trial_values(self) -> np.ndarray:
@@ -1003,8 +1014,17 @@ class Stopper:
 
 
 def headline_ses(results: list[RolloutResult]) -> tuple[list[float | None], list[Figure]]:
-    """The standard error of each result's headline equity (cubeful when cubeful); no decision to settle."""
-    ses = [r.estimate.cubeful_equity_se if r.config.cubeful else r.estimate.equity_se for r in results]
+    """The standard error of each result's headline equity (cubeful when cubeful; at a match score the normalised
+    equity, as the output heads it, not the MWC); no decision to settle."""
+    ses: list[float | None] = []
+    for r in results:
+        if not r.config.cubeful:
+            ses.append(r.estimate.equity_se)
+        elif r.start.score is not None:
+            mwc = Figure(r.estimate.cubeful_equity or 0.0, r.estimate.cubeful_equity_se)
+            ses.append(normalised(r.start, r.config, mwc).se)
+        else:
+            ses.append(r.estimate.cubeful_equity_se)
     return ses, []
 
 
@@ -1142,7 +1162,9 @@ class SavedRollout:
 
     ``starts`` are the ID pairs as given, ``moves`` the candidate plays (kind ``PLAYS``), ``config``
     the settings with ``trials`` the trials played; ``outcomes`` holds those trials of every
-    position the run played (branches and children included), in position order.
+    position the run played (branches and children included), in position order. ``jacoby`` is the
+    Jacoby rule each start was played with and ``net`` the digest of the net that played: a file
+    saved before they were kept has None (its bare IDs were played without the Jacoby rule).
     """
 
     kind: RolloutKind
@@ -1150,6 +1172,8 @@ class SavedRollout:
     moves: list[str]
     config: RolloutConfig
     outcomes: TrialOutcomes
+    jacoby: list[bool] | None = None
+    net: str | None = None
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the rollout to ``path`` (npz) atomically: a temporary file beside it, then renamed."""
@@ -1159,6 +1183,8 @@ class SavedRollout:
             "starts": self.starts,
             "moves": self.moves,
             "config": asdict(self.config),
+            "jacoby": self.jacoby,
+            "net": self.net,
         }
         arrays = {name: getattr(self.outcomes, name) for name in TrialOutcomes.__dataclass_fields__}
         buffer = io.BytesIO()
@@ -1176,7 +1202,17 @@ class SavedRollout:
                 raise ValueError("its description is not a JSON object with a config")
             if meta.get("format") != ROLLOUT_FILE_FORMAT:
                 raise ValueError(f"format {meta.get('format')!r}")
-            _check_saved_outcomes(arrays)
+            _check_saved_outcomes(arrays, len(meta["starts"]))
+            jacoby = meta.get("jacoby")
+            if jacoby is not None and (
+                not isinstance(jacoby, list)
+                or len(jacoby) != len(meta["starts"])
+                or not all(isinstance(rule, bool) for rule in jacoby)
+            ):
+                raise ValueError(f"its Jacoby rules {jacoby!r} are not one true or false a start")
+            net = meta.get("net")
+            if net is not None and not isinstance(net, str):
+                raise ValueError(f"its net digest {net!r} is not a string")
             return cls(
                 RolloutKind(meta["kind"]),
                 [str(t) for t in meta["starts"]],
@@ -1184,13 +1220,26 @@ class SavedRollout:
                 # Saved before the cubeful luck and the luck screen: continued with the luck they had.
                 RolloutConfig(**{"cubeful_luck": False, "luck_screen": None} | meta["config"]),
                 TrialOutcomes(**arrays),
+                jacoby,
+                net,
             )
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, JumpgammonError) as exc:
             raise InvalidSpec(f"{os.fspath(path)!r} is not a saved rollout ({exc})") from None
 
 
-def _check_saved_outcomes(arrays: dict[str, np.ndarray]) -> None:
-    """ValueError unless a saved rollout's arrays are numbers, finite, one row per trial each."""
+def net_digest(config: RolloutConfig) -> str:
+    """The SHA-256 digest of the net ``config`` plays (its ``weights``, else the shipped net); InvalidSpec naming an
+    unreadable file."""
+    path = Path(config.weights) if config.weights else DEFAULT_WEIGHTS
+    try:
+        return weights_digest(path)
+    except OSError as error:
+        raise InvalidSpec(f"weights {str(path)!r}: cannot read them ({error.strerror})") from None
+
+
+def _check_saved_outcomes(arrays: dict[str, np.ndarray], starts: int) -> None:
+    """ValueError unless a saved rollout's arrays are numbers, finite, one row per trial each, its positions
+    numbered from 0 up (at least one per start) and its trials whole numbers from 0."""
     rows = {name: a.shape[0] if a.ndim else -1 for name, a in arrays.items()}
     if len(set(rows.values())) != 1 or -1 in rows.values():
         raise ValueError(f"its arrays hold different numbers of trials ({rows})")
@@ -1199,6 +1248,16 @@ def _check_saved_outcomes(arrays: dict[str, np.ndarray]) -> None:
             raise ValueError(f"array {name!r} holds {a.dtype}, not numbers")
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise ValueError(f"array {name!r} holds a value that is not finite")
+    position, trial = arrays["position"], arrays["trial"]
+    if position.dtype.kind not in "iu" or trial.dtype.kind not in "iu" or position.ndim != 1 or trial.ndim != 1:
+        raise ValueError("its positions and trials are not whole numbers")
+    if len(position) and (trial.min() < 0 or not np.array_equal(np.unique(position), np.arange(position.max() + 1))):
+        raise ValueError("its positions are not numbered from 0 without a gap, or a trial number is negative")
+    if len(position) and position.max() + 1 < starts:
+        raise ValueError(f"it holds trials of {position.max() + 1} positions for {starts} starts")
+    outcome = arrays["outcome"]
+    if outcome.dtype.kind == "f" and (outcome.min(initial=0.0) < 0.0 or outcome.max(initial=0.0) > 1.0):
+        raise ValueError("its game results are not probabilities (0 to 1)")
 
 
 def read_position_file(lines: Sequence[str], source: str) -> list[RolloutStart]:

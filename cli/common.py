@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,6 +64,14 @@ def check_output_file(path: Path | None, option: str, make_folder: bool = False)
         raise ValueError(f"{option} {str(path)!r} is a folder")
     if not make_folder and not path.parent.is_dir():
         raise ValueError(f"{option} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    folder = path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    try:  # a probe: a long run must not end in a file it cannot write (a folder made read-only, /proc)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".jumpgammon-probe-"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {str(path)!r}: cannot write in {str(folder)!r} ({error.strerror})") from None
 
 
 def torch_device(text: str) -> str:

@@ -29,6 +29,7 @@ from arena.rollout import (
     headline_ses,
     is_match,
     level,
+    net_digest,
     normalised,
     read_position_file,
     run_rollouts,
@@ -49,6 +50,7 @@ from cli.common import (
     int_range,
     plays_cubeful,
 )
+from cube.met import DEFAULT_MET
 from players.cube import CUBE_SPECS
 
 MAX_TRIALS = 10_000_000
@@ -227,7 +229,19 @@ def resumed_request(args: argparse.Namespace) -> Request:
     saved = SavedRollout.load(args.resume)
     if args.trials is None or args.trials <= saved.config.trials:
         raise ValueError(f"--resume {str(args.resume)!r} holds {saved.config.trials} trials: give --trials above that")
+    if args.met != DEFAULT_MET and args.met != (saved.config.met or DEFAULT_MET):
+        raise ValueError(
+            f"--resume {str(args.resume)!r} was rolled out with the table {saved.config.met!r}: leave out --met"
+        )
+    if saved.net is not None and saved.net != (now := net_digest(saved.config)):
+        raise ValueError(
+            f"--resume {str(args.resume)!r} was rolled out by the net {saved.net} and its weights file now holds "
+            f"{now}: its trials cannot be continued by another net"
+        )
     starts = [RolloutStart.parse(text) for text in saved.starts]
+    # Each start keeps the Jacoby rule it was played with (before the file kept it, a bare ID's was off).
+    rules = saved.jacoby or [s.jacoby and ":" in text for s, text in zip(starts, saved.starts, strict=True)]
+    starts = [replace(s, jacoby=rule) for s, rule in zip(starts, rules, strict=True)]
     config = replace(saved.config, trials=args.trials)
     return Request(saved.kind, saved.starts, starts, saved.moves, config, saved.outcomes)
 
@@ -250,15 +264,18 @@ def run(args: argparse.Namespace) -> int:
     if request.kind is RolloutKind.CUBE_DECISION:
         decisions, reason = run_cube_decisions(request.starts, config, workers, stop=stop, previous=previous)
         results = [r for d in decisions for r in (d.no_double, d.double_take)]
+        _warn_if_stopped_off_the_cycle(results[0].trials, config.trials)
         _save(args, request, results)
         return report_cube_decisions(decisions, reason, started, args)
     if request.kind is RolloutKind.PLAYS:
         candidates = named_candidates(request.starts[0], request.moves)
         rollout, reason = run_play_rollout(request.starts[0], candidates, config, workers, stop=stop, previous=previous)
+        _warn_if_stopped_off_the_cycle(rollout.trials, config.trials)
         _save(args, request, rollout.results)
         return report_plays(rollout, reason, started, args)
     stopper = Stopper(stop, headline_ses) if stop is not None else None
     results = run_rollouts(request.starts, config, workers=workers, stop=stopper, previous=previous)
+    _warn_if_stopped_off_the_cycle(min(r.trials for r in results), config.trials)
     _save(args, request, results)
     reason = None if stopper is None else stopper.reason
     total = sum(r.trials for r in results)
@@ -277,6 +294,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_if_stopped_off_the_cycle(played: int, asked: int) -> None:
+    """The stratification warning on stderr when a stop rule ended the run at trials the asked number did not warn
+    of (a stop lands on a block's end, not on a multiple of 1,296)."""
+    note = stratification_warning(played)
+    if played < asked and note is not None and stratification_warning(asked) is None:
+        print(f"jumpgammon rollout: warning: stopped at {note}", file=sys.stderr)
+
+
 def _save(args: argparse.Namespace, request: Request, results: list[RolloutResult]) -> None:
     """Write every trial played (with those resumed) to ``--save``, if given."""
     if args.save is None:
@@ -284,7 +309,10 @@ def _save(args: argparse.Namespace, request: Request, results: list[RolloutResul
     outcomes = TrialOutcomes.concatenate([r.outcomes for r in results])
     outcomes.position = np.repeat(np.arange(len(results)), [r.trials for r in results])
     config = replace(request.config, trials=results[0].trials)
-    SavedRollout(request.kind, request.texts, request.moves, config, outcomes).save(args.save)
+    jacoby = [s.jacoby for s in request.starts]
+    SavedRollout(request.kind, request.texts, request.moves, config, outcomes, jacoby, net_digest(config)).save(
+        args.save
+    )
 
 
 def _timing(trials: int, started: float) -> dict[str, Any]:

@@ -125,6 +125,73 @@ def test_save_and_resume_give_the_whole_rollout(capsys: pytest.CaptureFixture[st
     assert code == 0 and js["trials"] < 1296 and "below 0.5" in js["stopped"]
 
 
+def test_a_saved_rollout_keeps_its_net_and_jacoby_rule(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A resume whose weights file now holds another net is refused; a file from before the rule was kept continues
+    its bare ID without the Jacoby rule (as it was played), a new one with it (as eval reads a bare ID)."""
+    import numpy as np
+
+    from arena.rollout import SavedRollout
+    from weights import DEFAULT_WEIGHTS
+
+    net = tmp_path / "net.jgw"
+    net.write_bytes(DEFAULT_WEIGHTS.read_bytes())
+    saved = tmp_path / "r.npz"
+    bare = START.split(":")[0]
+    base = ["--trials", "36", "--truncate", "2", "--cubeful", "--json"]
+    code, out, _ = run_cli(capsys, "rollout", bare, *base, "--weights", str(net), "--save", str(saved))
+    assert code == 0 and json.loads(out)["jacoby"] is True
+    kept = SavedRollout.load(saved)
+    assert kept.jacoby == [True] and kept.net is not None and kept.net.startswith("sha256:")
+    legacy = tmp_path / "legacy.npz"
+    with np.load(saved) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["jacoby"], meta["net"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(legacy, **arrays)  # type: ignore[arg-type]
+    code, out, _ = run_cli(capsys, "rollout", "--resume", str(legacy), "--trials", "72", "--json")
+    assert code == 0 and json.loads(out)["jacoby"] is False
+    data = bytearray(net.read_bytes())
+    data[-1] ^= 1  # one bit of the last tensor: another net in the same file
+    net.write_bytes(bytes(data))
+    code, out, err = run_cli(capsys, "rollout", "--resume", str(saved), "--trials", "72")
+    assert_clean_error(code, out, err, "cannot be continued by another net", as_json=False)
+
+
+def test_a_damaged_saved_rollout_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import numpy as np
+
+    saved = tmp_path / "r.npz"
+    code, _, _ = run_cli(capsys, "rollout", START, "--trials", "36", "--truncate", "2", "--save", str(saved))
+    assert code == 0
+    with np.load(saved) as z:
+        arrays = {k: z[k] for k in z.files}
+    for name, change, words in [
+        ("position", lambda a: a + 3, "positions are not numbered from 0"),
+        ("outcome", lambda a: a * 7.0, "not probabilities"),
+    ]:
+        bad = dict(arrays, **{name: change(arrays[name])})
+        path = tmp_path / f"bad_{name}.npz"
+        np.savez(path, **bad)  # type: ignore[arg-type]
+        code, out, err = run_cli(capsys, "rollout", "--resume", str(path), "--trials", "72")
+        assert_clean_error(code, out, err, words, as_json=False)
+
+
+def test_a_save_that_cannot_be_written_is_refused_before_any_trial(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "rollout", START, "--trials", "36", "--save", "/proc/x.npz")
+    assert_clean_error(code, out, err, "cannot write in '/proc'", as_json=False)
+
+
+def test_until_se_at_a_match_score_reads_the_normalised_equity(capsys: pytest.CaptureFixture[str]) -> None:
+    """The MWC's SE is several times smaller than the normalised equity's: the stop rule used it, and stopped early."""
+    args = ["4HPwATDgc/ABMA:cAngAAAAAAAE", "--trials", "1296", "--truncate", "2", "--no-variance-reduction"]
+    code, out, _ = run_cli(capsys, "rollout", *args, "--until-se", "0.002", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["stopped"] is None and js["trials"] == 1296
+    assert js["cubeful_equity_se"] > 0.002 > js["mwc_se"]
+    assert js["raw"]["cubeful_equity"] == js["cubeful_equity"] and js["raw"]["mwc"] == js["mwc"]
+
+
 def test_a_match_score_cube_decision_in_normalised_equity_and_mwc(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(
         capsys, "rollout", "AwAAMAAAAAAAAA:MAHgADAAKAAA", "--cube-decision", "--trials", "36", "--json"
