@@ -148,7 +148,7 @@ def test_a_saved_rollout_keeps_its_net_and_jacoby_rule(capsys: pytest.CaptureFix
     meta = json.loads(str(arrays["meta"]))
     del meta["jacoby"], meta["net"]
     arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(legacy, **arrays)  # type: ignore[arg-type]
+    np.savez(legacy, **arrays)
     code, out, _ = run_cli(capsys, "rollout", "--resume", str(legacy), "--trials", "72", "--json")
     assert code == 0 and json.loads(out)["jacoby"] is False
     data = bytearray(net.read_bytes())
@@ -172,7 +172,7 @@ def test_a_damaged_saved_rollout_is_refused(capsys: pytest.CaptureFixture[str], 
     ]:
         bad = dict(arrays, **{name: change(arrays[name])})
         path = tmp_path / f"bad_{name}.npz"
-        np.savez(path, **bad)  # type: ignore[arg-type]
+        np.savez(path, **bad)
         code, out, err = run_cli(capsys, "rollout", "--resume", str(path), "--trials", "72")
         assert_clean_error(code, out, err, words, as_json=False)
 
