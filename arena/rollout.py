@@ -1195,6 +1195,8 @@ class SavedRollout:
     def load(cls, path: str | os.PathLike[str]) -> SavedRollout:
         """The rollout saved in ``path``; raises InvalidSpec naming the file when it is not one."""
         try:
+            if not zipfile.is_zipfile(path):  # np.load would read other files as pickles, and say so
+                raise ValueError("not an .npz archive")
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 arrays = {name: data[name] for name in TrialOutcomes.__dataclass_fields__}

@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
-    p.add_argument("--at", default="", help="comma-separated P values, e.g. 0.3,0.5,0.7")
+    p.add_argument("--at", default=None, help="comma-separated P values, e.g. 0.3,0.5,0.7 (default: none)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the three equity curves")
     add_json_argument(p)
     p.set_defaults(func=run)
@@ -85,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
         "statistical": args.statistical,
         "N": args.grid,
     }
-    at = [s.strip() for s in args.at.split(",") if s.strip()]
-    if args.at.strip() and not at:
+    text = args.at or ""
+    at = [s.strip() for s in text.split(",") if s.strip()]
+    if args.at is not None and not at:
         raise ValueError(f"--at {args.at!r} names no P value (give e.g. 0.3,0.5,0.7)")
     rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers, **model_args)
     if args.plot:
