@@ -223,8 +223,8 @@ def test_a_deadlocked_xgid_is_refused_naming_the_xgid() -> None:
         lambda: Position.from_gnubg_board(None),  # type: ignore[arg-type]
         lambda: MatchState(score=(1,)),  # type: ignore[arg-type]
         lambda: MatchState(match_length=None),  # type: ignore[arg-type]
-        lambda: Position.initial().children((2.5, 3)),  # a 2-3 was played
-        lambda: Position.initial().children((1.9, 2)),  # a 1-2 was played
+        lambda: Position.initial().children((2.5, 3)),  # type: ignore[arg-type]  # a 2-3 was played
+        lambda: Position.initial().children((1.9, 2)),  # type: ignore[arg-type]  # a 1-2 was played
     ],
 )
 def test_inputs_of_the_wrong_type_are_value_errors(call: object) -> None:
