@@ -489,9 +489,10 @@ def format_moves(moves: list[dict[str, Any]]) -> str:
         if "mwc" in m:
             diff = "" if m["rank"] == 1 else f" ({100 * m['difference']:+.2f}%)"
             lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} MWC: {100 * m['mwc']:.2f}%{diff}")
-        else:
+        else:  # ranked by the cubeful equity where the cubeless stands beside it, as gnubg labels it
             diff = "" if m["rank"] == 1 else f" ({m['difference']:+.3f})"
-            lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} Eq.: {m['equity']:+.3f}{diff}")
+            depth = f"{'Cubeful ' if 'cubeless_equity' in m else ''}{m['plies']}-ply"
+            lines.append(f"{m['rank']:4d}. {depth}  {m['move']:<28} Eq.: {m['equity']:+.3f}{diff}")
         lines.append(
             f"       {p['win']:.3f} {p['win_gammon']:.3f} {p['win_backgammon']:.3f} - "
             f"{1 - p['win']:.3f} {p['lose_gammon']:.3f} {p['lose_backgammon']:.3f}"
