@@ -10,9 +10,11 @@ What gnubg 1.07's ``import mat`` needs, and how it is written here (see
 
 * The session header is `` 0 point match`` (gnubg reads ``%d point match``; 0 is a money
   session). Rules are not read from the file: gnubg applies its own ``set jacoby`` setting to
-  every imported money game, so import with ``set jacoby on`` when the session used the Jacoby
-  rule. The XG-style comments ``; [Jacoby "On"]``, ``; [Beaver "On"]`` and ``; [CubeLimit ...]``
-  written here record the rules for readers; gnubg skips them.
+  every imported money game, and that setting is on by default, so import with ``set jacoby
+  off`` a session played without the Jacoby rule (else its centred-cube gammons score one point)
+  and with ``set jacoby on`` one played with it. The XG-style comments ``; [Jacoby "On"]``,
+  ``; [Beaver "On"]`` and ``; [CubeLimit ...]`` written here record the rules for readers; gnubg
+  skips them.
 * Names: gnubg reads a name up to the first ``:`` of the score line, keeps at most 31
   characters and takes ``,<digits>`` as a rating, so names are written with ``:`` as ``=``, ``,``
   as ``;``, blanks as ``_`` and cut to 31 characters.

@@ -42,7 +42,7 @@ from cube.states import CubeState
 from engine.batch import parse_id_pair
 from engine.errors import JumpgammonError, NotSupported
 from engine.fibs import FibsBoard
-from engine.match import MatchState
+from engine.match import JACOBY_OFF_BIT, MatchState
 from engine.position import Position, check_dice
 from engine.xgid import looks_like_xgid, parse_xgid
 from nets.analysis import cube_state_of, match_cube_of
@@ -73,7 +73,8 @@ class CubeModel(StrEnum):
 
 @dataclass
 class EngineOptions:
-    """The engine's options (``setoption``); ``jacoby`` and ``beavers`` apply to FIBS boards (XGIDs carry their own)."""
+    """The engine's options (``setoption``); ``jacoby`` and ``beavers`` apply to FIBS boards and gnubg IDs where the
+    ID does not say (a bare position ID's Jacoby rule; beavers in money play), XGIDs carry their own."""
 
     plies: int = 0
     cube_model: CubeModel = CubeModel.GNUBG
@@ -246,10 +247,12 @@ class Engine:
             kind, _, value = rest.partition(" ")
             if kind not in ("gnubgid", "xgid", "fibs"):
                 raise NotSupported(f"{text!r}: a position is given as gnubgid ID, xgid XGID or fibs board:...")
-            if kind == "gnubgid":
+            if kind == "gnubgid":  # a match ID holds the Jacoby rule but not beavers: the options give what it lacks
                 position, match = parse_id_pair(value)
-                state = match if match is not None else MatchState(on_roll=1, turn=1)
-                question = Question(position, state.check_playable(value.strip()), False)
+                jacoby_bit = 0 if self.options.jacoby else JACOBY_OFF_BIT
+                state = match if match is not None else MatchState(on_roll=1, turn=1, extra_bits=jacoby_bit)
+                beavers = self.options.beavers and state.match_length == 0
+                question = Question(position, state.check_playable(value.strip()), beavers)
             else:
                 question = read_position_line(value, self.options)
             self._set_up = question

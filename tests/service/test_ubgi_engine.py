@@ -132,6 +132,17 @@ def test_a_beaver_where_the_rules_allow_one(engine: Engine) -> None:
     assert talk(engine, RACE.format(turn=-1, dice="D"))[0] == ["take"]
 
 
+def test_a_gnubg_id_takes_beavers_from_the_option() -> None:
+    """A match ID has no room for beavers: the Beavers option says (the wildbg dialect's gnubg IDs never beavered)."""
+    position, match = parse_id_pair(RACE.format(turn=-1, dice="D"))
+    assert match is not None
+    line = f"position gnubgid {position.id}:{match.id}"
+    for beavers, answer in ((False, "take"), (True, "beaver")):
+        engine = Engine(EngineOptions(beavers=beavers))  # its own: a position set stays set in the engine
+        engine.handshake()
+        assert talk(engine, line, "go role cube")[0] == [f"bestmove {answer}"]
+
+
 @pytest.mark.parametrize(
     "text",
     [
