@@ -33,8 +33,8 @@ import numpy as np
 from arena.games import BlockResult
 from arena.matches import MatchBlockResult
 from engine.errors import InvalidSpec
-from nets.weights import weights_digest, write_atomic
-from players.specs import checker_identity, cube_net_identity
+from nets.weights import write_atomic
+from players.specs import checker_identity, cube_net_identity, weights_identity
 from weights import DEFAULT_WEIGHTS
 
 Block = BlockResult | MatchBlockResult
@@ -66,7 +66,8 @@ def describe(cfg: Any) -> dict[str, Any]:
             identity["cube_nets"] = cube_nets
     if cfg.luck_weights is not None:  # ledgers without the luck adjustment keep the identity they had
         identity["luck_weights"] = cfg.luck_weights
-        identity["luck_net"] = _luck_digest(cfg.luck_weights)
+        luck_net = Path(cfg.luck_weights) if cfg.luck_weights else DEFAULT_WEIGHTS  # "": the shipped net
+        identity["luck_net"] = weights_identity(luck_net, f"--luck {cfg.luck_weights!r}")
     if cfg.luck_screen is not None:  # nor do ledgers whose luck judges every play
         identity["luck_screen"] = cfg.luck_screen
     if cfg.match_length:  # money ledgers keep the identity they had before matches
@@ -74,15 +75,6 @@ def describe(cfg: Any) -> dict[str, Any]:
         if cfg.luck_weights is not None:  # match luck judged an opening roll against all 21 rolls before this
             identity["opening_luck"] = "the 15 non-doubles"
     return identity
-
-
-def _luck_digest(weights: str) -> str:
-    """The digest of the luck adjustment's net (``""``: the shipped net); InvalidSpec if it cannot be read."""
-    path = Path(weights) if weights else DEFAULT_WEIGHTS
-    try:
-        return weights_digest(path)
-    except OSError as error:
-        raise InvalidSpec(f"--luck {weights!r}: cannot read weights {str(path)!r} ({error.strerror})") from None
 
 
 def same_tournament(found: Any, cfg: Any) -> bool:

@@ -89,10 +89,11 @@ from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, game_over_probabilities, load_evaluator
 from nets.lookahead import evaluate_plies
 from nets.mlp import OUTPUTS, cubeless_equity, flip_probabilities
-from nets.weights import weights_digest, write_atomic
+from nets.weights import write_atomic
 from players.base import CubeContext, Player
 from players.cube import cube_states_for, parse_cube_spec
 from players.net import NetPlayer
+from players.specs import weights_identity
 from weights import DEFAULT_WEIGHTS
 
 #: The 36 ordered rolls; roll ``r`` is ``(r // 6 + 1, r % 6 + 1)``.
@@ -825,21 +826,26 @@ class RolloutResult:
             d["cube_actions"] = self.cube_actions()
         if self.start.score is not None:
             d["match"] = match_json(self.start, c)
-            if c.cubeful:
-                mwc = Figure(self.estimate.cubeful_equity or 0.0, self.estimate.cubeful_equity_se)
-                equity = normalised(self.start, c, mwc)
-                d.update(cubeful_equity=_round(equity.value), cubeful_equity_se=_round(equity.se))
-                d.update(mwc=_round(mwc.value), mwc_se=_round(mwc.se))
+            d.update(self._at_score(self.estimate))
         return d
+
+    def _at_score(self, e: Estimate) -> dict[str, Any]:
+        """At a match score, cubeful: ``e``'s cubeful figure (an MWC) as the normalised equity with the MWC beside it,
+        keyed as ``--json`` gives them; else nothing."""
+        if self.start.score is None or not self.config.cubeful or e.cubeful_equity is None:
+            return {}
+        mwc = Figure(e.cubeful_equity, e.cubeful_equity_se)
+        equity = normalised(self.start, self.config, mwc)
+        return {
+            "cubeful_equity": _round(equity.value),
+            "cubeful_equity_se": _round(equity.se),
+            "mwc": _round(mwc.value),
+            "mwc_se": _round(mwc.se),
+        }
 
     def _raw_json(self) -> dict[str, Any]:
         """The raw estimate's JSON, its cubeful figure at a match score normalised as the headline's is."""
-        d = self.raw.to_json()
-        if self.start.score is not None and self.config.cubeful and self.raw.cubeful_equity is not None:
-            equity = normalised(self.start, self.config, Figure(self.raw.cubeful_equity, self.raw.cubeful_equity_se))
-            d.update(cubeful_equity=_round(equity.value), cubeful_equity_se=_round(equity.se))
-            d.update(mwc=_round(self.raw.cubeful_equity), mwc_se=_round(self.raw.cubeful_equity_se))
-        return d
+        return {**self.raw.to_json(), **self._at_score(self.raw)}
 
     def trial_values(self) -> np.ndarray:
         """Each trial's luck-adjusted headline result (k,), roller's view: cubeless equity; cubeful, points per
@@ -1232,11 +1238,7 @@ class SavedRollout:
 def net_digest(config: RolloutConfig) -> str:
     """The SHA-256 digest of the net ``config`` plays (its ``weights``, else the shipped net); InvalidSpec naming an
     unreadable file."""
-    path = Path(config.weights) if config.weights else DEFAULT_WEIGHTS
-    try:
-        return weights_digest(path)
-    except OSError as error:
-        raise InvalidSpec(f"weights {str(path)!r}: cannot read them ({error.strerror})") from None
+    return weights_identity(Path(config.weights) if config.weights else DEFAULT_WEIGHTS, "the rollout's net")
 
 
 def _check_saved_outcomes(arrays: dict[str, np.ndarray], starts: int) -> None:

@@ -40,6 +40,15 @@ def net_spec(plies: int, weights: str | Path | None = None) -> str:
     return f"net@{plies}" if weights is None else f"net:{weights}@{plies}"
 
 
+def weights_identity(path: Path, label: str) -> str:
+    """The SHA-256 digest (``sha256:...``) of the weights file ``path``; InvalidSpec naming ``label`` and the file when
+    it cannot be read. A ledger or a saved rollout names its nets by this, not by file name."""
+    try:
+        return weights_digest(path)
+    except OSError as error:
+        raise InvalidSpec(f"{label}: cannot read weights {str(path)!r} ({error.strerror})") from None
+
+
 def checker_identity(spec: str) -> tuple[str, str | None]:
     """``(spec, digest)`` naming what plays a spec's checkers by content rather than by file name.
 
@@ -53,12 +62,7 @@ def checker_identity(spec: str) -> tuple[str, str | None]:
     kind, colon, weights = body.partition(":")
     if not at or kind != "net":
         return text, None
-    path = Path(weights) if colon else DEFAULT_WEIGHTS
-    try:
-        digest = weights_digest(path)
-    except OSError as error:
-        raise InvalidSpec(f"player spec {spec!r}: cannot read weights {str(path)!r} ({error.strerror})") from None
-    return f"net@{ply_text}", digest
+    return f"net@{ply_text}", weights_identity(Path(weights) if colon else DEFAULT_WEIGHTS, f"player spec {spec!r}")
 
 
 def cube_net_identity(cube: str) -> str | None:
@@ -67,14 +71,7 @@ def cube_net_identity(cube: str) -> str | None:
     Raises InvalidSpec naming the spec when it is not a cube spec or its net cannot be read.
     """
     volatility_net = parse_cube_spec(cube).volatility_net
-    if volatility_net is None:
-        return None
-    try:
-        return weights_digest(volatility_net)
-    except OSError as error:
-        raise InvalidSpec(
-            f"cube spec {cube!r}: cannot read volatility net {str(volatility_net)!r} ({error.strerror})"
-        ) from None
+    return None if volatility_net is None else weights_identity(volatility_net, f"cube spec {cube!r}")
 
 
 def make_player(
