@@ -7,13 +7,17 @@ import json
 from typing import Any
 
 from cli.common import add_json_argument, int_range
+from cube.states import CubeState
 from engine import FibsBoard, GameState, MatchState, Position, board_text, parse_id_pair
 from engine.match import JACOBY_OFF_BIT, MAX_CUBE
 
 # The state of a bare position ID, as gnubg's ``show board`` draws it: a money game, player 1 (X) on roll.
 BARE = MatchState(on_roll=1, turn=1)
 RESIGNATIONS = ("none", "single", "gammon", "backgammon")
-OWNERS = ("centre", "0", "1")
+# Nobody owns the cube: spelled as the cube state everywhere else ("centered"); gnubg's "centre" is read too.
+CENTERED = CubeState.CENTERED.value
+OWNERS = (CENTERED, "0", "1")
+OWNER_ALIASES = {"centre": CENTERED}
 
 # The opening position, player "You" to play 21: a FIBS board for the examples.
 FIBS_EXAMPLE = (
@@ -67,7 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--match-length", type=int_range(0, 32767), default=None, metavar="N", help="0: a money game")
     p.add_argument("--score", type=score, default=None, metavar="S0-S1", help="player 0's points, then player 1's")
     p.add_argument("--cube-value", type=cube_value, default=None, metavar="N", help="the cube's value")
-    p.add_argument("--cube-owner", choices=OWNERS, default=None, help="who owns the cube")
+    p.add_argument(
+        "--cube-owner",
+        type=lambda text: OWNER_ALIASES.get(text, text),
+        choices=OWNERS,
+        default=None,
+        help="who owns the cube (gnubg's spelling centre is read as centered)",
+    )
     p.add_argument("--on-roll", type=int_range(0, 1), default=None, metavar="0|1", help="the player on roll")
     p.add_argument(
         "--turn",
@@ -112,7 +122,7 @@ def build(args: argparse.Namespace) -> tuple[Position, MatchState]:
     if args.cube_value is not None:
         changes["cube"] = args.cube_value
     if args.cube_owner is not None:
-        changes["cube_owner"] = None if args.cube_owner == "centre" else int(args.cube_owner)
+        changes["cube_owner"] = None if args.cube_owner == CENTERED else int(args.cube_owner)
     if args.on_roll is not None:
         changes["on_roll"] = args.on_roll
     if args.dice is not None:
@@ -142,7 +152,7 @@ def fields(m: MatchState) -> dict[str, Any]:
         "match_length": m.match_length,
         "score": list(m.score),
         "cube_value": m.cube,
-        "cube_owner": "centre" if m.cube_owner is None else m.cube_owner,
+        "cube_owner": CENTERED if m.cube_owner is None else m.cube_owner,
         "on_roll": m.on_roll,
         "turn": m.turn,
         "dice": list(m.dice),

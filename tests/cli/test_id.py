@@ -119,7 +119,7 @@ def test_an_id_reads_into_fields_that_write_it_again(
     f = read["fields"]
     assert f["match_length"] == state.match_length and f["score"] == list(state.score)
     assert f["cube_value"] == state.cube and f["on_roll"] == state.on_roll and f["dice"] == list(state.dice)
-    assert f["cube_owner"] == ("centre" if state.cube_owner is None else state.cube_owner)
+    assert f["cube_owner"] == ("centered" if state.cube_owner is None else state.cube_owner)
     assert f["crawford"] == state.crawford and f["jacoby"] == state.jacoby and f["doubled"] == state.doubled
     if state.dice[0] < state.dice[1]:
         return  # --dice keeps the high die first, as gnubg's ``set dice`` does: such an ID is read, not rebuilt
