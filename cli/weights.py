@@ -42,18 +42,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--to", type=Path, default=None, help="promote: write the nets to this file as they are, without the rule"
     )
-    p.add_argument("--games", type=even_games, default=4000, help="promote: head-to-head games (default 4000)")
-    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="promote: the games' seed (default 1)")
-    p.add_argument("--plies", type=int_range(0, 2), default=1, help="promote: lookahead of the move check (default 1)")
+    p.add_argument("--games", type=even_games, default=None, help="promote: head-to-head games (default 4000)")
+    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="promote: the games' seed (default 1)")
+    p.add_argument(
+        "--plies", type=int_range(0, 2), default=None, help="promote: lookahead of the move check (default 1)"
+    )
     p.add_argument(
         "--shipped",
         type=existing_file,
-        default=DEFAULT_WEIGHTS,
+        default=None,
         help="promote: the net to beat and replace (default: the shipped net)",
     )
     p.add_argument("--write", action="store_true", help="promote: replace the shipped net if the rule is met")
     p.add_argument(
-        "--archive", type=Path, default=ARCHIVE, help=f"promote --write: where the old net is kept (default {ARCHIVE})"
+        "--archive", type=Path, default=None, help=f"promote --write: where the old net is kept (default {ARCHIVE})"
     )
     add_json_argument(p)
     p.set_defaults(func=run)
@@ -115,11 +117,26 @@ def _judge(args: argparse.Namespace) -> int:
     return 0
 
 
+# promote's options, and their defaults: ``weights info`` refuses any of them given (they were ignored).
+PROMOTE_DEFAULTS: dict[str, Any] = {
+    "to": None,
+    "games": 4000,
+    "seed": 1,
+    "plies": 1,
+    "shipped": DEFAULT_WEIGHTS,
+    "write": False,
+    "archive": ARCHIVE,
+}
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the file's description, judge a candidate, or write its nets (without run state) to ``--to``; returns 0."""
-    given = [flag for flag, on in (("--to", args.to is not None), ("--write", args.write)) if on]
+    given = [f"--{name}" for name in PROMOTE_DEFAULTS if getattr(args, name) not in (None, False)]
     if args.action == "info" and given:
         raise ValueError(f"weights info takes no {' or '.join(given)} (they belong to promote)")
+    for name, default in PROMOTE_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if args.to is not None and args.write:
         raise ValueError("give --to (write the nets without the rule) or --write (replace the shipped net), not both")
     if args.action == "promote" and args.to is None:

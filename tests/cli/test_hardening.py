@@ -95,6 +95,8 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["rollout", "t20DAGDbtgMAYA", "--trials", "2"], "neither side can ever move"),
     (["ubgi", "--met", "bogus"], "'bogus'"),  # refused before the handshake, not "sorry" to every cube question
     (["weights", "info", str(DEFAULT_WEIGHTS), "--write"], "weights info takes no --write"),  # was ignored
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--games", "10"], "weights info takes no --games"),  # was ignored
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--shipped", str(DEFAULT_WEIGHTS)], "takes no --shipped"),
     (["eval", "board:You:gnubg:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0"], "is a FIBS board"),
     (["bench", "arena", "--games", "3"], "give an even number"),  # it played 4
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "x.jgw", "--write"], "not both"),
