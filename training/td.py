@@ -61,10 +61,11 @@ def _check_out(out: Path) -> None:
             f"--out {str(out)!r} is in the shipped weights folder; train into a run file elsewhere "
             "and replace the shipped net with 'jumpgammon weights promote RUN'"
         )
-    parent = out.parent if str(out.parent) else Path(".")
+    folder = out.parent if str(out.parent) else Path(".")
+    while not folder.is_dir() and folder != folder.parent:  # the folder is made once the run is known good
+        folder = folder.parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=parent):
+        with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
         raise JumpgammonError(f"--out {str(out)!r}: cannot write there ({exc.strerror or exc})") from None
@@ -109,6 +110,7 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             encoding=ev.encoding.value,
             crashed_net=PhaseName.CRASHED in ev.nets,
         )
+        cfg.out.parent.mkdir(parents=True, exist_ok=True)  # only now: a refused run leaves no folders behind
         return (
             ev,
             RunState(),

@@ -447,3 +447,14 @@ def test_a_run_from_trained_weights_starts_with_a_small_learning_rate(
     fresh = tmp_path / "fresh.jgw"
     code, _, _ = run_cli(capsys, "train", "--out", str(fresh), "--parallel", "2", "--games", "2", "--hidden", "8")
     assert code == 0 and load_evaluator(fresh, bearoff=False).header["run"]["config"]["learning_rate"] == 1e-3
+
+
+def test_a_refused_run_leaves_no_folders_behind(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``train --out new/deep/run.jgw`` makes its folders only once the run's options are known good."""
+    out = tmp_path / "new" / "deep" / "run.jgw"
+    argv = ["train", "--out", str(out), "--games", "2", "--start", str(DEFAULT_WEIGHTS), "--hidden", "8"]
+    code, stdout, err = run_cli(capsys, *argv)
+    assert_clean_error(code, stdout, err, "--hidden and --start", as_json=False)
+    assert not (tmp_path / "new").exists()
+    code, _, _ = run_cli(capsys, "train", "--out", str(out), "--parallel", "2", "--games", "2", "--hidden", "8")
+    assert code == 0 and out.is_file()
