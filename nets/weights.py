@@ -13,6 +13,7 @@ memory than the file itself holds.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import json
@@ -166,7 +167,7 @@ def remove_stale_temporaries(path: str | Path) -> list[Path]:
     path = Path(path)
     if not path.parent.is_dir():
         return []
-    stale = [p for p in path.parent.glob(f"{path.name}.*.tmp") if p.is_file()]
+    stale = [p for p in path.parent.glob(f"{glob.escape(path.name)}.*.tmp") if p.is_file()]
     for p in stale:
         p.unlink(missing_ok=True)
     return stale

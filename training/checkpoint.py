@@ -18,6 +18,7 @@ import numpy as np
 from engine.errors import InvalidWeights
 from nets.evaluator import TRAINING_PREFIX, Evaluator, encoding_of, nets_from_weights
 from nets.weights import decode_weights, write_atomic
+from training.selfplay_cube import CUBE_ARRAYS, CubeTally
 
 TRAINER = "td0-selfplay"
 _BOARDS = TRAINING_PREFIX + "boards"
@@ -113,19 +114,62 @@ def load_checkpoint(path: Path) -> tuple[Evaluator, RunState]:
         config = dict(record.get("config", {}))
     except (TypeError, ValueError) as exc:
         raise InvalidWeights(f"{source}: run record is damaged ({exc})") from None
-    run = RunState(progress=progress, config=config, rng=record.get("rng"), cube_tally=record.get("cube_tally"))
+    _check_progress(progress, source)
+    run = RunState(
+        progress=progress,
+        config=config,
+        rng=_checked_rng(record.get("rng"), source),
+        cube_tally=_checked_tally(record.get("cube_tally"), source),
+    )
     cube_games = {key[len(_CUBE) :]: value for key, value in tensors.items() if key.startswith(_CUBE)}
     if cube_games:
+        missing = [name for name in CUBE_ARRAYS if name not in cube_games]
+        lengths = {len(array) if array.ndim else -1 for array in cube_games.values()}
+        if missing or len(lengths) != 1:
+            raise InvalidWeights(f"{source}: the cube state of the games in flight is damaged (missing {missing})")
         run.cube_games = cube_games
     if _BOARDS in tensors and _FIRST in tensors:
         boards, first = tensors[_BOARDS], tensors[_FIRST]
         if boards.ndim != 2 or boards.shape[1] != 26 or first.shape != (boards.shape[0],):
             raise InvalidWeights(f"{source}: in-flight games of shapes {boards.shape} and {first.shape}")
+        if cube_games and len(next(iter(cube_games.values()))) != len(boards):
+            raise InvalidWeights(f"{source}: the cube state is not for the {len(boards)} games in flight")
         run.boards, run.first = boards.astype(np.int8), first.astype(bool)
     optimizers = record.get("optimizers") or {}
     if isinstance(optimizers, dict) and optimizers:
         run.optimizers = {name: _optimizer_state(name, rec, tensors, source) for name, rec in optimizers.items()}
     return ev, run
+
+
+def _check_progress(progress: TrainState, source: str) -> None:
+    """Refuse counters that are not non-negative numbers (games, positions and steps whole)."""
+    for name, value in asdict(progress).items():
+        whole = name != "seconds"
+        kinds = (int,) if whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not value >= 0:
+            raise InvalidWeights(f"{source}: run record is damaged (state.{name} = {value!r})")
+
+
+def _checked_rng(state: Any, source: str) -> dict[str, Any] | None:
+    """The saved dice stream's bit-generator state, once numpy accepts it; None if none was saved."""
+    if state is None:
+        return None
+    try:
+        np.random.default_rng().bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise InvalidWeights(f"{source}: the saved dice stream is damaged ({exc!r})") from None
+    return dict(state)
+
+
+def _checked_tally(tally: Any, source: str) -> dict[str, Any] | None:
+    """The saved cube counters, once they read back as a :class:`CubeTally`; None if none were saved."""
+    if tally is None:
+        return None
+    try:
+        CubeTally.from_json(tally)
+    except (TypeError, ValueError) as exc:
+        raise InvalidWeights(f"{source}: the saved cube counters are damaged ({exc})") from None
+    return dict(tally)
 
 
 def promote(run_file: Path, target: Path) -> Evaluator:

@@ -40,7 +40,7 @@ from nets.mlp import cubeless_equity, flip_probabilities
 from nets.model import PhaseNet, new_evaluator, recoded_evaluator, torch_evaluator, torch_nets, with_net
 from nets.weights import remove_stale_temporaries
 from players.cube import CubeSpec, parse_cube_spec
-from training.checkpoint import RunState, TrainState, load_checkpoint, save_checkpoint
+from training.checkpoint import TRAINER, RunState, TrainState, load_checkpoint, save_checkpoint
 from training.config import (
     CONTINUE_LEARNING_RATE,
     DEFAULT_HIDDEN,
@@ -119,6 +119,12 @@ def prepare_run(cfg: TrainConfig) -> tuple[Evaluator, RunState, dict[str, Any], 
             f"target {cfg.games:,} games",
         )
     saved_ev, run = load_checkpoint(cfg.out)
+    trainer = saved_ev.header.get("run", {}).get("trainer")
+    if trainer != TRAINER:  # another trainer's nets: resuming them would take over its record and settings
+        raise JumpgammonError(
+            f"--out {str(cfg.out)!r} holds nets made by {trainer or 'an unknown trainer'}, not a self-play run; "
+            f"train into a new file with --start {str(cfg.out)!r}"
+        )
     ev = torch_evaluator(saved_ev, cfg.device)
     saved = run.config
     if cfg.learning_rate is None:  # a resumed run keeps its own rate unless --lr changes it

@@ -16,7 +16,7 @@ from engine.errors import InvalidWeights
 from nets.evaluator import Evaluator, load_evaluator, nets_from_bytes
 from nets.mlp import NetConfig
 from nets.model import PhaseNet, new_evaluator, torch_nets
-from nets.weights import decode_weights, encode_weights
+from nets.weights import decode_weights, encode_weights, remove_stale_temporaries
 
 
 def test_encode_decode_round_trip_on_tiny_tensors() -> None:
@@ -168,3 +168,12 @@ def test_malformed_weights_are_refused_before_any_net_is_built(data: bytes, mess
     with pytest.raises(InvalidWeights, match=message) as info:
         nets_from_bytes(data, "mutant.jgw")
     assert "mutant.jgw" in str(info.value)
+
+
+def test_stale_temporaries_are_those_of_the_file_named_not_a_glob_of_it(tmp_path: Path) -> None:
+    """``run[1].jgw``'s leftovers go; ``run1.jgw``'s (a match of the name read as a pattern) stay."""
+    mine, other = tmp_path / "run[1].jgw.xyz.tmp", tmp_path / "run1.jgw.abc.tmp"
+    mine.write_bytes(b"")
+    other.write_bytes(b"")
+    assert remove_stale_temporaries(tmp_path / "run[1].jgw") == [mine]
+    assert other.exists() and not mine.exists()

@@ -37,7 +37,7 @@ def test_a_cpu_fit_runs_every_batch_on_the_cpu_and_records_it(
 
     monkeypatch.setattr(PhaseNet, "forward", spy)
     out = tmp_path / "cpu.jgw"
-    fit(FitConfig(data=(data,), out=out, nets=("race",), max_epochs=1, device=Device.CPU), progress=False)
+    fit(FitConfig(data=(data,), out=out, nets=("race",), max_epochs=1, validation=0.5, device=Device.CPU), False)
     assert seen == {"cpu"}
     assert load_evaluator(out, bearoff=False).header["run"]["config"]["device"] == "cpu"
 

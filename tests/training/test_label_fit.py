@@ -84,7 +84,8 @@ def test_labels_are_pooled_weighted_and_held_out_boards_left_out(
     assert record["data"]["folders"][1]["kind"] == "rollout-labels"
     fitted = sum(r["train_positions"] + r["validation_positions"] for r in result.nets.values())
     in_nets = np.isin(phases(np.concatenate([mine.boards, theirs.boards])), list(NET_OF_PHASE)).sum()
-    assert fitted == in_nets - expected_out  # every pooled row but the held-out ones
+    seen = record["data"]["validation_rows_seen_in_training"]["left_out"]
+    assert fitted == in_nets - expected_out - seen  # every pooled row but the held-out ones and validation's repeats
     assert record["config"]["label_weight"] == 2.5 and record["config"]["exclude"] == [str(held)]
 
 
@@ -114,7 +115,9 @@ def test_cli_pools_a_label_folder_given_as_data(
     shards, labels, held = folders
     out = tmp_path / "cli.jgw"
     argv = ["supervised", "fit", "--data", str(shards), "--data", str(labels), "--exclude", str(held)]
-    assert main([*argv, "--out", str(out), "--epochs", "1", "--label-weight", "3", "--json"]) == 0
+    assert (
+        main([*argv, "--out", str(out), "--epochs", "1", "--label-weight", "3", "--validation", "0.5", "--json"]) == 0
+    )
     json.loads(capsys.readouterr().out)
     config = load_evaluator(out, bearoff=False).header["run"]["config"]
     assert config["data"] == [str(shards)] and config["labels"] == [str(labels)] and config["label_weight"] == 3

@@ -33,6 +33,7 @@ from training.supervised.shards import (
     group_matrix,
     held_out,
     load_phase_data,
+    seen_in_training,
     shard_paths,
 )
 from weights import SHIPPED_DIR
@@ -310,10 +311,36 @@ def test_loaded_data_splits_every_position_once(data: Path) -> None:
     split, provenance = load_phase_data((data,), validation=0.3, seed=2)
     shards = [Shard.read(p) for p in shard_paths(data)]
     phase_all = np.concatenate([s.phases for s in shards])
+    left_out = provenance["validation_rows_seen_in_training"]["left_out"]
+    kept = sum(len(split[name].x_train) + len(split[name].x_val) for name in ("contact", "race"))
+    assert kept + left_out == len(phase_all)
     for phase, name in ((GamePhase.CONTACT, "contact"), (GamePhase.RACE, "race")):
-        assert len(split[name].x_train) + len(split[name].x_val) == int((phase_all == phase).sum())
+        assert len(split[name].x_train) + len(split[name].x_val) <= int((phase_all == phase).sum())
         assert split[name].x_train.shape[1:] == (N_INPUTS,)
     assert provenance["games"] == len(np.unique(np.concatenate([s.games for s in shards])))
+
+
+def test_validation_rows_are_boards_training_never_saw(tmp_path: Path) -> None:
+    """A board of a held-out game that a training game met too is left out of validation (decision groups stay)."""
+    # every game meets the same two boards: the opening and the position after 24/18 13/11 (the opponent's view)
+    opening = Position.initial()
+    boards = np.stack([opening.array, opening.children((6, 2))[0].flip().array] * (games := 40)).astype(np.int8)
+    shard = Shard(
+        boards,
+        np.full((2 * games, 5), 0.5, np.float32),
+        np.repeat(np.arange(games, dtype=np.int64), 2),
+        np.zeros(2 * games, np.int8) + int(GamePhase.CONTACT),
+    )
+    folder = tmp_path / "shared-boards"
+    folder.mkdir()
+    (folder / "shard_00000.npz").write_bytes(shard.to_bytes())
+    split, provenance = load_phase_data((folder,), validation=0.3, seed=2)
+    held = held_out(shard.games, 0.3, seed=2)
+    assert provenance["validation_rows_seen_in_training"]["left_out"] == held.sum() > 0
+    assert len(split["contact"].x_val) == 0 and len(split["contact"].x_train) == (~held).sum()
+    boards = np.array([[1] * 26, [2] * 26, [1] * 26, [3] * 26, [2] * 26], np.int8)
+    is_val = np.array([False, False, True, True, True])
+    np.testing.assert_array_equal(seen_in_training(boards, is_val), [False, False, True, False, True])
 
 
 @pytest.mark.parametrize(
@@ -382,7 +409,8 @@ def test_fit_with_a_ranking_term_reports_it(tmp_path: Path) -> None:
 
 def test_fit_of_the_race_net_alone_leaves_the_contact_net_as_it_was(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "race.jgw"
-    fit(FitConfig(data=(data,), out=out, nets=("race",), max_epochs=1, learning_rate=1e-2), progress=False)
+    cfg = FitConfig(data=(data,), out=out, nets=("race",), max_epochs=1, learning_rate=1e-2, validation=0.5)
+    fit(cfg, progress=False)
     before, after = load_evaluator(bearoff=False), load_evaluator(out, bearoff=False)
     for key, value in before.nets["contact"].tensors().items():
         np.testing.assert_array_equal(after.nets["contact"].tensors()[key], value)
@@ -400,6 +428,10 @@ def test_fit_of_the_race_net_alone_leaves_the_contact_net_as_it_was(tmp_path: Pa
         (["supervised", "fit", "--data", "d", "--out", "weights/x.jgw"], "shipped"),
         (["supervised", "fit", "--data", "d", "--out", "weights/sub/x.jgw"], "shipped"),
         (["supervised", "fit", "--data", "d", "--out", "o.jgw", "--widen-contact", "64,64"], "widen"),
+        (["supervised", "fit", "--data", "d", "--data", "d", "--out", "o.jgw"], "given twice"),  # a leak
+        (["supervised", "fit", "--data", "d", "--out", "o.jgw", "--widen-crashed", "300,64"], "--widen-crashed"),
+        # no held-out game: the start nets came back as they were, exit 0
+        (["supervised", "fit", "--data", "d", "--out", "o.jgw", "--validation", "0.001"], "held out for validation"),
     ],
 )
 def test_bad_input_is_one_json_line_and_exit_2(
@@ -420,11 +452,12 @@ def test_bad_input_is_one_json_line_and_exit_2(
 
 def test_cli_generates_and_fits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder, out = tmp_path / "d", tmp_path / "c.jgw"
-    tiny = ["--shard-games", "2", "--parallel", "2", "--plies", "0", "--keep", "0.2"]
+    tiny = ["--shard-games", "4", "--parallel", "2", "--plies", "0", "--keep", "0.2"]
     assert main(["supervised", "generate", "--data", str(folder), "--shards", "1", *tiny, "--json"]) == 0
     made = json.loads(capsys.readouterr().out)
     assert made["shards"] == 1 and made["made"] == 1
-    fit_args = ["--data", str(folder), "--out", str(out), "--epochs", "1", "--nets", "race", "--json"]
+    fit_args = ["--data", str(folder), "--out", str(out), "--epochs", "1", "--nets", "race", "--validation", "0.5"]
+    fit_args.append("--json")
     assert main(["supervised", "fit", *fit_args]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["out"] == str(out) and set(report["nets"]) <= {"race"}
@@ -441,3 +474,17 @@ def test_data_stay_out_of_the_shipped_folder(tmp_path: Path) -> None:
     with pytest.raises(JumpgammonError, match="shipped"):
         generate(GenerateConfig(data=SHIPPED_DIR / "data", shards=1, **TINY), progress=False)  # type: ignore[arg-type]
     assert not (SHIPPED_DIR / "data").exists()
+
+
+def test_copied_folders_and_broken_manifests_are_refused(tmp_path: Path, data: Path) -> None:
+    """Two folders of the same settings and seed hold the same games (a leak); a manifest that is not an object."""
+    twin = tmp_path / "twin"
+    shutil.copytree(data, twin)
+    with pytest.raises(JumpgammonError, match="same settings and seed"):
+        load_phase_data((data, twin), 0.3, 1)
+    for text in ("[]", "{not json"):
+        (twin / MANIFEST).write_text(text)
+        with pytest.raises(JumpgammonError, match="not a data manifest"):
+            load_phase_data((twin,), 0.3, 1)
+        with pytest.raises(JumpgammonError, match=f"{MANIFEST}: not a data manifest"):
+            generate(GenerateConfig(data=twin, shards=1, **TINY), progress=False)  # type: ignore[arg-type]

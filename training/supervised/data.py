@@ -23,7 +23,15 @@ from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import FILTER_KEEP, evaluate_plies, filtered_candidates, segment_argmax
 from nets.mlp import cubeless_equity
 from nets.weights import remove_stale_temporaries, sha256_hex, write_atomic
-from training.supervised.shards import GAME_ID_STRIDE, MANIFEST, NET_OF_PHASE, SHARD_FORMAT, Shard, shard_paths
+from training.supervised.shards import (
+    GAME_ID_STRIDE,
+    MANIFEST,
+    NET_OF_PHASE,
+    SHARD_FORMAT,
+    Shard,
+    read_manifest,
+    shard_paths,
+)
 from weights import DEFAULT_WEIGHTS, in_shipped_folder
 
 LABEL_CHUNK = 1024  # positions labelled per lookahead call: the progress bar's step (the lookahead bounds memory)
@@ -197,7 +205,7 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> GenerateResult:
     cfg.data.mkdir(parents=True, exist_ok=True)
     manifest = cfg.data / MANIFEST
     if manifest.is_file():
-        saved = json.loads(manifest.read_text())
+        saved = read_manifest(manifest)
         defaults = GenerateConfig(data=cfg.data, shards=1).identity(identity["weights_sha256"])
         for key in identity.keys() - saved.keys():  # a setting added after the folder was made had its default
             saved[key] = defaults[key]

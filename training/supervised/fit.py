@@ -166,6 +166,17 @@ def _mean_losses(
     return total / max(float(w.sum()), 1e-12) if len(x) else 0.0, ranked / max(len(groups), 1)
 
 
+def check_fit_data(name: str, data: PhaseData) -> None:
+    """Refuse a net with nothing to fit, or nothing to stop on: it would come back as it started."""
+    if not len(data.x_train):
+        raise JumpgammonError(f"--nets {name}: the data hold no {name} position to fit; leave it out of --nets")
+    if not len(data.x_val):
+        raise JumpgammonError(
+            f"--nets {name}: none of the {len(data.x_train):,} {name} positions is held out for validation "
+            "(too few games, or every held-out board met in training too); give more games or a larger --validation"
+        )
+
+
 def fit_net(
     net: PhaseNet, data: PhaseData, cfg: FitConfig, name: str, progress: bool
 ) -> tuple[PhaseNet, list[dict[str, float]]]:
@@ -302,6 +313,11 @@ def fit(
     inputs = _inputs_fingerprint(cfg, start)
     if cfg.out.is_file():
         record = load_evaluator(cfg.out, bearoff=False).header.get("run", {})
+        if record.get("trainer") != TRAINER:  # a self-play run's optimiser and games in flight would be lost
+            raise JumpgammonError(
+                f"--out {str(cfg.out)!r} holds nets made by {record.get('trainer') or 'an unknown trainer'}, "
+                f"not a supervised fit; fit into a new file (--start {str(cfg.out)!r} to start from its nets)"
+            )
         same = record.get("config") == settings and record.get("inputs") == inputs  # the same folders may grow
         if record.get("trainer") == TRAINER and same:
             return FitResult(str(cfg.out), record.get("nets", {}), record.get("seconds", 0.0))
@@ -312,6 +328,12 @@ def fit(
     base = load_evaluator(start, bearoff=False)
     encoding = cfg.encoding or base.encoding
     names = [n for n in ALL_NETS if n in base.nets or n in cfg.nets]
+    not_held = [n for n in cfg.widen if n not in names]
+    if not_held:
+        raise JumpgammonError(
+            f"{', '.join('--widen-' + n for n in not_held)}: the start {str(start)!r} has no such net "
+            "and --nets does not add it"
+        )
     starts = {name: base.nets[name] if name in base.nets else base.nets[FALLBACK_NET[name]] for name in names}
     try:  # the start's nets in the candidate's encoding (a crashed net the start lacks: its contact net)
         recoded = {name: recoded_tensors(net.tensors(), net.config, encoding) for name, net in starts.items()}
@@ -332,7 +354,8 @@ def fit(
         net = PhaseNet(config)
         net.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()})
         net.eval()
-        if name in cfg.nets and len(data[name].x_train):
+        if name in cfg.nets:
+            check_fit_data(name, data[name])
             net, history = fit_net(net, data[name], cfg, name, progress)
             best = min(history, key=lambda h: h["validation"])
             report[name] = {

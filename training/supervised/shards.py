@@ -69,6 +69,38 @@ class Shard:
         return shard
 
 
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A data folder's manifest (a JSON object); raises JumpgammonError naming the file if it is not one."""
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise JumpgammonError(f"{path}: not a data manifest ({exc})") from None
+    if not isinstance(saved, dict):
+        raise JumpgammonError(f"{path}: not a data manifest (a JSON object expected)")
+    return saved
+
+
+def check_distinct_folders(folders: tuple[Path, ...]) -> None:
+    """Refuse a data folder given twice, or two made with the same settings (their shards repeat the same games)."""
+    seen: dict[Path, Path] = {}
+    made_by: list[tuple[dict[str, Any], Path]] = []
+    for folder in folders:
+        real = folder.resolve()
+        if real in seen:
+            raise JumpgammonError(f"--data {str(folder)!r} is given twice (as {str(seen[real])!r} too)")
+        seen[real] = folder
+        manifest = folder / MANIFEST
+        if manifest.is_file():
+            settings = read_manifest(manifest)
+            for other_settings, other in made_by:
+                if other_settings == settings:
+                    raise JumpgammonError(
+                        f"--data {str(folder)!r} and {str(other)!r} were made with the same settings and seed: "
+                        "their shards are the same games; make one with another --seed"
+                    )
+            made_by.append((settings, folder))
+
+
 def shard_paths(data: Path) -> list[Path]:
     """The shard files of a data folder, in order."""
     return sorted(data.glob("shard_*.npz"))
@@ -149,6 +181,7 @@ def load_phase_data(
     crashed class go to a net of their own, ``PhaseName.CRASHED``. Rows whose board is in ``excluded`` are
     left out (counted in the provenance); extra rows a phase net does not evaluate are left out too.
     """
+    check_distinct_folders(folders)
     boards, targets, games, ph, groups, weights = [], [], [], [], [], []
     provenance: list[dict[str, Any]] = []
     for folder_index, folder in enumerate(folders):
@@ -160,7 +193,7 @@ def load_phase_data(
             {
                 "folder": str(folder),
                 "shards": len(paths),
-                "manifest": json.loads(manifest.read_text()) if manifest.is_file() else None,
+                "manifest": read_manifest(manifest) if manifest.is_file() else None,
             }
         )
         for path in paths:
@@ -197,6 +230,16 @@ def load_phase_data(
     if len(all_boards) == 0:
         raise JumpgammonError("the data hold no position to fit once the held-out boards are left out")
     is_val = held_out(all_games, validation, seed)
+    # A board met in a training game too would measure memory, not generalisation: such validation rows are
+    # left out, except the plays of a decision group, which stays whole (counted in the provenance).
+    seen = seen_in_training(all_boards, is_val)
+    in_group = all_groups >= 0
+    dropped = seen & ~in_group
+    if dropped.any():
+        keep_rows = ~dropped
+        all_groups = all_groups[keep_rows]
+        all_boards, all_targets, all_games = all_boards[keep_rows], all_targets[keep_rows], all_games[keep_rows]
+        all_phases, all_weights, is_val = all_phases[keep_rows], all_weights[keep_rows], is_val[keep_rows]
     routes = {name: all_phases == phase for phase, name in NET_OF_PHASE.items()}
     if split_crashed:
         contact = routes[PhaseName.CONTACT]
@@ -233,7 +276,18 @@ def load_phase_data(
         "games": len(np.unique(all_games)),
         "validation_games": held_games,
         "excluded_rows": omitted,
+        "validation_rows_seen_in_training": {
+            "left_out": int(dropped.sum()),
+            "kept_in_groups": int((seen & in_group).sum()),
+        },
     }
+
+
+def seen_in_training(boards: np.ndarray, is_val: np.ndarray) -> np.ndarray:
+    """Bool mask of the validation rows (``is_val``) whose board (int8 (n, 26)) is also a training row's."""
+    rows = np.ascontiguousarray(boards, dtype=np.int8)
+    keys = rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
+    return is_val & np.isin(keys, keys[~is_val])
 
 
 def held_out(games: np.ndarray, validation: float, seed: int) -> np.ndarray:
