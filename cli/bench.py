@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from benchmarks.speed import bench_eval, bench_movegen
 from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
+from players.specs import weights_identity
+from weights import DEFAULT_WEIGHTS
 
 EPILOG = """\
 examples:
@@ -35,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--device",
         type=torch_device,
-        default="cpu",
+        default=None,
         help="eval and gnubg: cpu (numpy nets), or cuda/cuda:N (torch nets on that device)",
     )
     p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg, moves and labels")
@@ -57,15 +61,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             "even); train: the training run's games (default 20,000)"
         ),
     )
-    p.add_argument("--repeats", type=int_range(1, 1000), default=5, help="timed repeats; the best is reported")
-    p.add_argument("--plies", type=PLIES, default=0, help="lookahead for gnubg and moves, 0-2")
+    p.add_argument(
+        "--repeats",
+        type=int_range(1, 1000),
+        default=None,
+        help="movegen and eval: timed repeats (default 5); the best rate, and the median 441-roll time, are reported",
+    )
+    p.add_argument("--plies", type=PLIES, default=None, help="gnubg, moves and labels: lookahead, 0-2 (default 0)")
     p.add_argument(
         "--data", type=existing_file, default=None, help="moves: the decision set (default: the committed one)"
     )
     p.add_argument(
         "--gnubg-games",
         type=int_range(2, 1_000_000),
-        default=2000,
+        default=None,
         help="train: gnubg 0-ply self-play games timed beside the training (half before, half after)",
     )
     p.add_argument("--profile", action="store_true", help="train: sample the training with py-spy")
@@ -88,8 +97,57 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+# The options each benchmark reads (the others given are refused: they were ignored), and the defaults.
+OPTIONS_READ: dict[str, set[str]] = {
+    "movegen": {"games", "repeats"},
+    "eval": {"games", "repeats", "device", "weights"},
+    "gnubg": {"device", "weights", "plies"},
+    "moves": {"weights", "plies", "against", "data"},
+    "labels": {"weights", "labels", "against", "plies"},
+    "train": {"games", "gnubg_games", "profile"},
+    "cube-bearoff": {"sample", "seed", "no_fit", "out"},
+    "arena": {"games"},
+}
+DEFAULTS: dict[str, Any] = {"device": "cpu", "repeats": 5, "plies": 0, "gnubg_games": 2000}
+# The benchmarks that measure a net: the shipped one unless --weights names another (arena: the shipped one).
+MEASURES_A_NET = {"eval", "gnubg", "moves", "labels", "arena"}
+
+
+def measured(args: argparse.Namespace) -> dict[str, Any]:
+    """What a result was measured with and when: the date and the digests of the net (and ``--against``) measured."""
+    stamp: dict[str, Any] = {"date": datetime.date.today().isoformat()}
+    if args.what in MEASURES_A_NET:
+        net = args.weights if args.weights is not None else DEFAULT_WEIGHTS
+        stamp.update(weights=str(net), weights_sha256=weights_identity(net, "--weights"))
+    if args.against is not None:
+        stamp.update(against=str(args.against), against_sha256=weights_identity(args.against, "--against"))
+    return stamp
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the benchmark and print its figures; returns 0."""
+    """Run the benchmark and print its figures, with the date and the net's digest; returns 0."""
+    every_option = set().union(*OPTIONS_READ.values())
+    unread = sorted(
+        f"--{name.replace('_', '-')}"
+        for name in every_option - OPTIONS_READ[args.what]
+        if getattr(args, name) not in (None, False)
+    )
+    if unread:
+        raise ValueError(f"bench {args.what} does not read {', '.join(unread)}")
+    for name, default in DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    args.measured = stamp = measured(args)
+    code = _measure(args)
+    if not args.json:
+        net = f" with net {stamp['weights']} ({stamp['weights_sha256']})" if "weights" in stamp else ""
+        against = f" against {stamp['against']} ({stamp['against_sha256']})" if "against" in stamp else ""
+        print(f"measured {stamp['date']}{net}{against}")
+    return code
+
+
+def _measure(args: argparse.Namespace) -> int:
+    """Run the benchmark ``args.what`` and print its figures (JSON with ``args.measured``); returns 0."""
     if args.what == "arena":
         from benchmarks.arena_speed import bench_arena
 
@@ -98,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--games {games}: the arena plays mirrored pairs, give an even number")
         arena = bench_arena(games)
         if args.json:
-            print(json.dumps(arena.to_json()))
+            print(json.dumps({**arena.to_json(), **args.measured}))
             return 0
         for key, rate in arena.tournaments().items():
             share = rate.lookahead_share
@@ -126,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
 
         comparison = compare_with_gnubg(evaluator_on(args.device, args.weights), plies=args.plies)
         if args.json:
-            print(json.dumps(comparison.to_json()))
+            print(json.dumps({**comparison.to_json(), **args.measured}))
             return 0
         print(f"{args.plies}-ply cubeless equity against gnubg 1.07 on {comparison.positions} positions from its games")
         for key, r in (("vs_gnubg_0ply", comparison.vs_gnubg_0ply), ("vs_gnubg_2ply", comparison.vs_gnubg_2ply)):
@@ -139,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "eval":
         speed = bench_eval(args.games, args.repeats, args.device, args.weights)
         if args.json:
-            print(json.dumps(speed.to_json()))
+            print(json.dumps({**speed.to_json(), **args.measured}))
         else:
             print(f"0-ply evaluation of {speed.positions:,} positions from {args.games} seeded games on {args.device}")
             print(f"  evaluations / second:     {speed.evaluations_per_second:,.0f}")
@@ -154,12 +212,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     movegen = bench_movegen(args.games, args.repeats)
     if args.json:
-        print(json.dumps(movegen.to_json()))
+        print(json.dumps({**movegen.to_json(), **args.measured}))
     else:
         print(f"move generation over {movegen.positions:,} (position, roll) pairs from {args.games} seeded games")
         print(f"  distinct children:        {movegen.children:,}")
         print(f"  children / second:        {movegen.children_per_second:,.0f}")
-        print(f"  batched, flipped / second:{movegen.children_per_second_batched_flipped:,.0f}")
+        print(f"  batched, flipped / second: {movegen.children_per_second_batched_flipped:,.0f}")
         print(f"  pairs / second:           {movegen.pairs_per_second:,.0f}")
         print(
             f"  Position.children, one call per position: {movegen.single_call_children_per_second:,.0f} "
@@ -177,7 +235,7 @@ def _moves(args: argparse.Namespace) -> int:
     against = None if args.against is None else load_evaluator(args.against)
     result = bench_moves(load_evaluator(args.weights), args.plies, args.data or MOVE_ERRORS, against)
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps({**result.to_json(), **args.measured}))
         return 0
     print(
         f"mean checker-play error per decision (milli-equity, SE) against gnubg 2-ply on {result.decisions:,} "
@@ -208,7 +266,7 @@ def _labels(args: argparse.Namespace) -> int:
         name, reference = "gnubg 0-ply", gnubg_equity()
     result = label_errors(args.labels, ev, args.plies, reference, name)
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps({**result.to_json(), **args.measured}))
         return 0
     print(
         f"cubeless equity against the rollouts of {result.rows:,} positions in {result.folder} "
@@ -240,7 +298,7 @@ def _cube_bearoff(args: argparse.Namespace) -> int:
     result = cube_bearoff.bench_cube_bearoff(sample=args.sample, seed=seed, fit=not args.no_fit, progress=True)
     paths = cube_bearoff.write_results(result, args.out) if args.out is not None else None
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps({**result.to_json(), **args.measured}))
         return 0
     print(cube_bearoff.markdown_table(result))
     if paths is not None:
@@ -255,7 +313,7 @@ def _train(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else 20_000
     result = bench_train(games, args.gnubg_games, profile=args.profile)
     if args.json:
-        print(json.dumps(result.to_json()))
+        print(json.dumps({**result.to_json(), **args.measured}))
         return 0
     t, g = result.train, result.gnubg_0ply_selfplay
     print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
@@ -146,7 +147,7 @@ def test_cli_dispatches(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
 
     monkeypatch.setattr(cb, "bench_cube_bearoff", run)
     assert main(["bench", "cube-bearoff", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == fake.to_json()
+    assert json.loads(capsys.readouterr().out) == {**fake.to_json(), "date": datetime.date.today().isoformat()}
     assert seen["sample"] is None and seen["seed"] == cb.DEFAULT_SEED and seen["fit"] is True
 
 
