@@ -62,7 +62,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-rollout-seconds",
         type=float_range(0, 3600, low_open=True),
         default=60.0,
-        help="time limit of one rollout request: it stops there and answers what it has (default 60)",
+        help=(
+            "time limit of one rollout request: it stops after the block of trials then running and answers "
+            "what it has (default 60)"
+        ),
     )
     p.add_argument(
         "--net-threads", type=int_range(1, 256), default=1, help="numba threads of the net calls (default 1)"

@@ -460,7 +460,13 @@ class Service:
     def health(self) -> dict[str, Any]:
         """Liveness and the batcher's counts."""
         stats = self.batcher.stats.to_json()
-        status = {"status": "ok", "version": self.version, "pid": os.getpid(), "batching": self.batcher.batching}
+        status = {
+            "status": "ok",
+            "version": self.version,
+            "weights_sha256": self.weights_digest,
+            "pid": os.getpid(),
+            "batching": self.batcher.batching,
+        }
         return {**status, **stats}
 
 

@@ -29,7 +29,9 @@ from engine import MatchState, Position, parse_id_pair  # noqa: E402
 from nets.analysis import cube_state_of, match_cube_of, moves_json, moves_mwc_json  # noqa: E402
 from nets.cube_advice import match_cube_advice, money_cube_advice  # noqa: E402
 from nets.evaluator import Evaluator, load_evaluator  # noqa: E402
+from nets.weights import weights_digest  # noqa: E402
 from service.api import create_app  # noqa: E402
+from weights import DEFAULT_WEIGHTS  # noqa: E402
 
 MONEY = "4HPwATDgc/ABMA:cAkLAAAAAAAA"  # the opening, 6-2 to play, money
 MONEY_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:62:0:0:1:0:10"  # the same position and state
@@ -161,8 +163,10 @@ def test_a_bounded_rollout(client: TestClient) -> None:
 
 
 def test_health_and_the_openapi_description(client: TestClient) -> None:
+    assert post(client, "/api/evaluate", {"position": MONEY})[0] == 200  # a net call to count, whatever ran before
     h = client.get("/health").json()
     assert h["status"] == "ok" and h["batching"] is True and h["net_calls"] >= 1
+    assert h["weights_sha256"] == weights_digest(DEFAULT_WEIGHTS)  # the net that answers, by content
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/health", "/api/evaluate", "/api/hint", "/api/cube", "/api/rollout"} <= set(paths)
 

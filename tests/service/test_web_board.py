@@ -219,6 +219,9 @@ def test_paste_an_id_see_the_board_the_evaluation_the_cube_and_the_plays(
     assert f"{100 * expected['probabilities']['win']:.1f}%" in evaluation
     cube = dev.evaluate("document.getElementById('cube').textContent")
     assert expected["cube"]["action"] in cube and "janowski" in cube
+    # the dice are rolled: the actions shown are those before the roll, and the page says so, as eval does
+    note = api(server, "/api/cube", {"position": PASTED})["note"]
+    assert note and dev.evaluate("document.getElementById('cubenote').textContent") == note
     shot = base64.b64decode(dev.call("Page.captureScreenshot", format="png")["data"])
     assert shot[:8] == b"\x89PNG\r\n\x1a\n"
     (tmp_path / "web_board.png").write_bytes(shot)
@@ -249,3 +252,24 @@ def test_a_bad_id_shows_the_error_and_keeps_the_page(server: str, browser: DevTo
     message = dev.wait_for("document.body.dataset.error")
     assert "position" in message and "not-an-id" in message
     assert dev.evaluate("document.getElementById('status').textContent") == message
+
+
+def test_a_slow_answer_for_an_earlier_position_does_not_overwrite_the_newer_one(server: str, browser: DevTools) -> None:
+    """The plays of 5-2 arrived after the next position was drawn and were listed under it (an unrolled board)."""
+    dev = browser
+    dev.call("Page.navigate", url=server + "/?position=not-an-id")
+    dev.wait_for("document.body.dataset.error")
+    unrolled = "4HPwATDgc/ABMA:cAkAAAAAAAAA"  # the opening, player 1 on roll, no dice
+    expected = api(server, "/api/evaluate", {"position": unrolled})
+    slow_hint = (
+        "(() => { const plain = window.fetch; window.fetch = async (path, init) => {"
+        " if (path === '/api/hint') await new Promise(r => setTimeout(r, 800)); return plain(path, init); };"
+        " return true; })()"
+    )
+    assert dev.evaluate(slow_hint)
+    dev.evaluate(f"show({json.dumps(PASTED)}); setTimeout(() => show({json.dumps(unrolled)}), 50); true")
+    assert dev.wait_for(f"document.body.dataset.shown === {json.dumps(expected['xgid'])} && 'yes'") == "yes"
+    time.sleep(1.5)  # past the slow answer
+    assert dev.evaluate("document.body.dataset.shown") == expected["xgid"]
+    assert dev.evaluate("document.getElementById('moves').textContent") == "no dice rolled"
+    assert dev.evaluate("document.body.dataset.error === undefined")  # the earlier error is cleared
