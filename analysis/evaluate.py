@@ -529,7 +529,7 @@ def _judge(
             doubler_units = units(doubler_error, 0, best_outcome)
             too_good = proper.name.startswith("TOO_GOOD")
             doubler_kind = CubeError.WRONG_DOUBLE_ABOVE_TG if too_good else CubeError.WRONG_DOUBLE_BELOW_DP
-        assert t.response is not None
+        # a beaver is not judged; nor is a double the record stops at (no answer yet)
         taker_error = answers[t.response] - best_answer if t.response in answers else 0.0
         if taker_error > 0:
             taker_units = units(taker_error, outcome[t.response], best_outcome)

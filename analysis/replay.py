@@ -69,8 +69,8 @@ class CheckerTurn:
 class CubeTurn:
     """A turn where ``player`` could double before rolling: the position (its view), the cube, and what was done.
 
-    ``response`` is the opponent's answer (TAKE, PASS or BEAVER) when ``doubled``; ``move`` the
-    number of the roll that follows (or would have).
+    ``response`` is the opponent's answer (TAKE, PASS or BEAVER) when ``doubled``, None for a double
+    the record stops at (a match in progress); ``move`` the number of the roll that follows (or would have).
     """
 
     ply: int
@@ -244,7 +244,12 @@ def _replay_game(
         if event.cube is not None and event.cube != 2 * state.value:
             raise InvalidRecord(f"{name} ({event.where}): a double to {event.cube} with the cube at {state.value}")
         if k + 1 >= len(events):
-            raise InvalidRecord(f"{name} ({event.where}): the record ends after a double (expected Takes or Drops)")
+            if not last:
+                raise InvalidRecord(f"{name} ({event.where}): the record ends after a double (expected Takes or Drops)")
+            # a match in progress stopped at a double not yet answered: the double is judged, no answer is
+            cubes.append(state.cube_turn(ply, len(checker) + 1, True, None, event.where))
+            ply += 1
+            break
         answer = events[k + 1]
         if answer.player == event.player or answer.action not in (Action.TAKE, Action.PASS, Action.BEAVER):
             raise InvalidRecord(

@@ -191,7 +191,7 @@ def summarise_player(
     unforced = [d for d in moves if not d.forced]
     doubling = [c for g in games for c in g.cube if c.player == player]
     # a beaver is not judged, nor counted as a cube decision (as gnubg's statistics)
-    answered = [c for g in games for c in g.cube if c.player != player and c.doubled]
+    answered = [c for g in games for c in g.cube if c.player != player and c.doubled and c.response is not None]
     taking = [c for c in answered if c.response is not Action.BEAVER]
     counted = [c for c in doubling if c.close]
     kinds: dict[CubeError, list[tuple[float, float]]] = {}

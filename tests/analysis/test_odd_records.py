@@ -158,3 +158,23 @@ def test_a_match_in_progress_is_analysed_to_its_last_play(tmp_path: Path, ev: Ev
     start = met.mwc(5 - part.games[0].score[0], 5 - part.games[0].score[1], crawford=part.games[0].crawford)
     assert part.players[0].result == pytest.approx(last.graph[-1].value - start)
     assert part.players[0].result == pytest.approx(-part.players[1].result)
+
+
+def test_a_match_in_progress_stopped_at_a_double_judges_the_double(tmp_path: Path, ev: Evaluator) -> None:
+    """A record that stops at a double not yet answered (it was refused): the double is judged, no answer is."""
+    whole_path = FOLDER.parent / "gnubg_analysis" / "gnubg_05pt_s09.mat"
+    lines = whole_path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  4)  Doubles => 2"))  # in the last game
+    path = tmp_path / "at_a_double.mat"
+    path.write_text("\n".join([*lines[:at], lines[at].split("Takes")[0].rstrip()]) + "\n")
+    met = published_met()
+    whole = analyse_file(whole_path, ev, 0, met, "shipped", progress=False).matches[0]
+    part = analyse_file(path, ev, 0, met, "shipped", progress=False).matches[0]
+    last, full = part.games[-1], whole.games[-1]
+    assert last.winner is None and last.cube[-1].doubled and last.cube[-1].response is None
+    judged = next(c for c in full.cube if c.doubled and c.ply == last.cube[-1].ply)
+    assert last.cube[-1].doubler_error == pytest.approx(judged.doubler_error)
+    assert last.cube[-1].taker_error == 0 and last.cube[-1].taker_kind is None
+    doubler, taker = last.cube[-1].player, 1 - last.cube[-1].player
+    assert part.players[doubler].doubles == whole.players[doubler].doubles
+    assert part.players[taker].takes == whole.players[taker].takes - 1  # the take the record does not reach
