@@ -29,7 +29,8 @@ Errors are one-line JSON {"error": ..., "field": ...}: 400 a value the engine re
 off the schema (unknown fields and mistyped values such as "plies": "1" are refused), 413 a body over
 64 KiB, 503 (with Retry-After) while another rollout runs. A rollout stops early, answering what it
 has with "stopped" saying why, after --max-rollout-seconds or when its client disconnects. On a
-loopback --host (the default) requests must name a loopback host (localhost, 127.0.0.1, [::1]).
+loopback --host (the default) requests must name a loopback host (localhost, 127.0.0.1, [::1]) or a
+name --allow-host adds.
 
 --workers N runs N server processes on the one port (uvicorn's workers), each with its own net and
 batcher; /health names the process (pid) that answered it, and its counts are that process's.
@@ -50,6 +51,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--allow-host",
+        type=host_header_name,
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="on a loopback --host, also answer requests whose Host header is NAME (repeatable; e.g. a name "
+        "that /etc/hosts maps to 127.0.0.1, or a reverse proxy's)",
+    )
     p.add_argument("--port", type=int_range(1, 65535), default=8080, help="port (default 8080)")
     p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
     p.add_argument(
@@ -78,6 +88,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the address as one JSON line on stdout once serving")
     p.set_defaults(func=run)
+
+
+def host_header_name(text: str) -> str:
+    """An argparse type for a name a Host header may carry (letters, digits, '-', '.', or an IPv6 address in [])."""
+    name = text.strip().lower()
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    if not bare or not all(ch.isalnum() or ch in "-.:" for ch in bare) or (":" in bare and bare == name):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a host name (letters, digits, '-' and '.')")
+    return name
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -120,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         net_threads=args.net_threads,
         max_rollout_seconds=args.max_rollout_seconds,
         host=args.host,
+        allowed_hosts=tuple(args.allow_host),
     )
     options: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": "warning", "access_log": False}
     app = app_from_settings(settings) if args.workers == 1 else None  # N processes: each builds its own

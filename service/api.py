@@ -604,6 +604,11 @@ class ServeSettings:
     net_threads: int = 1
     max_rollout_seconds: float = DEFAULT_MAX_ROLLOUT_SECONDS
     host: str | None = None
+    # Host names a loopback server answers besides its loopback names (a name in /etc/hosts, a proxy's)
+    allowed_hosts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))  # JSON gives a list
 
     def to_environ(self) -> dict[str, str]:
         """The settings as the one environment variable ``SETTINGS_ENV`` (JSON) that :meth:`from_environ` reads."""
@@ -630,7 +635,7 @@ def app_from_settings(settings: ServeSettings) -> FastAPI:
         net_threads=settings.net_threads,
         weights=settings.weights,
         max_rollout_seconds=settings.max_rollout_seconds,
-        allowed_hosts=loopback_hosts(settings.host),
+        allowed_hosts=loopback_hosts(settings.host, settings.allowed_hosts),
     )
 
 

@@ -35,9 +35,9 @@ def error_body(field: str, message: str) -> bytes:
     return json.dumps({"error": f"field {field!r}: {message}", "field": field}).encode()
 
 
-def loopback_hosts(host: str | None) -> tuple[str, ...] | None:
-    """The Host names a server listening on ``host`` accepts: the loopback names when ``host`` is a loopback
-    address or ``localhost``; None (any name) for another address or None."""
+def loopback_hosts(host: str | None, also: Iterable[str] = ()) -> tuple[str, ...] | None:
+    """The Host names a server listening on ``host`` accepts: the loopback names, and the names ``also`` allows,
+    when ``host`` is a loopback address or ``localhost``; None (any name) for another address or None."""
     if host is None:
         return None
     name = host.strip("[]").lower()
@@ -49,7 +49,7 @@ def loopback_hosts(host: str | None) -> tuple[str, ...] | None:
         if not address.is_loopback:
             return None
         name = f"[{name}]" if address.version == 6 else name
-    return tuple(dict.fromkeys((*LOOPBACK_NAMES, name)))
+    return tuple(dict.fromkeys((*LOOPBACK_NAMES, name, *(host_name(extra) for extra in also))))
 
 
 def host_name(header: str) -> str:

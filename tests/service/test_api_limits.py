@@ -289,3 +289,8 @@ def test_a_loopback_server_answers_only_loopback_host_names() -> None:
             assert r.status_code == 400 and r.json()["field"] == "host", host
     with TestClient(app_from_settings(ServeSettings(host="0.0.0.0"))) as c:  # listening everywhere: any name
         assert c.get("/health", headers={"Host": "some.name.example"}).status_code == 200
+    widened = ServeSettings(host="127.0.0.1", allowed_hosts=("board.home.arpa", "[::2]"))
+    with TestClient(app_from_settings(widened)) as c:  # --allow-host: a name of the user's own, and only that
+        for host in ("board.home.arpa:8080", "BOARD.home.arpa", "[::2]:80", "localhost"):
+            assert c.get("/health", headers={"Host": host}).status_code == 200, host
+        assert c.get("/health", headers={"Host": "evil.example"}).status_code == 400

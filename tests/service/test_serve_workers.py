@@ -59,6 +59,11 @@ def test_serve_hands_its_options_to_the_app(
     assert built == [ServeSettings(max_rollout_trials=40, max_rollout_seconds=7.5, host="127.0.0.1")]
     code, _, _ = run_cli(capsys, "serve", "--host", "0.0.0.0", "--port", str(free_port()))
     assert code == 0 and built[-1] == ServeSettings(host="0.0.0.0")
+    code, _, _ = run_cli(capsys, "serve", "--port", str(free_port()), "--allow-host", "Board.home.arpa")
+    assert code == 0 and built[-1] == ServeSettings(host="127.0.0.1", allowed_hosts=("board.home.arpa",))
+    for bad in ("", "a b", "evil.example:8080", "::1"):
+        code, out, err = run_cli(capsys, "serve", "--port", str(free_port()), "--allow-host", bad)
+        assert_clean_error(code, out, err, "--allow-host", as_json=False)
 
 
 @pytest.mark.parametrize("as_json", [True, False])
@@ -86,6 +91,7 @@ def test_the_settings_travel_through_the_environment_whole() -> None:
         net_threads=3,
         max_rollout_seconds=2.5,
         host="127.0.0.1",
+        allowed_hosts=("board.home.arpa",),
     )
     assert ServeSettings.from_environ(settings.to_environ()) == settings
     assert ServeSettings.from_environ({}) == ServeSettings()
