@@ -117,7 +117,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a new run also trains a net for gnubg's crashed positions (from --start: a copy of its contact net)",
     )
     p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="seed of a new run (default 1)")
-    p.add_argument("--exploration", type=float_range(0, 1), default=d.exploration, help="chance of a random move")
+    p.add_argument(
+        "--exploration",
+        type=float_range(0, 1),
+        default=d.exploration,
+        help="chance of a random move (the position before it still learns the best move's value)",
+    )
     p.add_argument("--no-bearoff", action="store_true", help="do not use the bearoff databases")
     p.add_argument(
         "--checkpoint-every", type=int_range(1), default=d.checkpoint_every, help="games between checkpoints"

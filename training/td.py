@@ -261,15 +261,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
             boards = turn.boards
             kids, offsets = children_batch(boards, turn.roll())
             kid_probs = ev.evaluate_boards(kids)
-            mover_eq = -cubeless_equity(kid_probs)
-            pick = segment_argmax(mover_eq, offsets)
-            if cfg.exploration > 0:
-                explore = rng.random(n) < cfg.exploration
-                if explore.any():
-                    sizes = np.diff(offsets)
-                    rand_pick = offsets[:-1] + (rng.random(n) * sizes).astype(np.int64)
-                    pick = np.where(explore, rand_pick, pick)
-            targets = flip_probabilities(kid_probs[pick])
+            pick, targets = moves_and_targets(kid_probs, offsets, cfg.exploration, rng)
             recent_losses.append(_learn(ev, nets, optims, boards, targets))
             state.steps += 1
             state.positions += n
@@ -317,6 +309,27 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
         if log:
             log.close()
     return TrainResult(state, tally.report(specs) if specs else None)
+
+
+def moves_and_targets(
+    kid_probs: np.ndarray, offsets: np.ndarray, exploration: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The child each game plays (the best for its mover, or with chance ``exploration`` a random one) and each
+    position's TD target: the best child's probabilities, flipped to the side on roll before the move.
+
+    ``kid_probs`` are the children's probabilities from their own side on roll's view, ``offsets`` each
+    game's first child. The target is the best play's value even where a random move is then played: a
+    random child's value would pull every explored position's value down (exploration's bias).
+    """
+    greedy = segment_argmax(-cubeless_equity(kid_probs), offsets)
+    pick = greedy
+    if exploration > 0:
+        n = len(offsets) - 1
+        explore = rng.random(n) < exploration
+        if explore.any():
+            random_pick = offsets[:-1] + (rng.random(n) * np.diff(offsets)).astype(np.int64)
+            pick = np.where(explore, random_pick, greedy)
+    return pick, flip_probabilities(kid_probs[greedy])
 
 
 def _numpy_optimizer_state(state: dict[str, Any]) -> dict[str, Any]:
