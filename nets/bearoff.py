@@ -411,10 +411,12 @@ def race_probabilities(
     own_first_gt = np.zeros_like(own_first_tail)
     own_first_gt[:, :-1] = own_first_tail[:, 1:]
     lose_gammon = (opp_all * own_first_gt).sum(axis=1)
+    # the sums of products round a few ulps past their bounds (a win of 1.0000000000000007): clip to them
+    win = np.clip(win, 0.0, 1.0)
     out = np.zeros((win.shape[0], 5), np.float64)
     out[:, 0] = win
-    out[:, 1] = win_gammon
-    out[:, 3] = lose_gammon
+    out[:, 1] = np.clip(win_gammon, 0.0, win)
+    out[:, 3] = np.clip(lose_gammon, 0.0, 1.0 - win)
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +67,7 @@ def read_corner(path: Path, W: float, L: float, alpha: float, distribution: str,
         with np.load(path, allow_pickle=False) as data:
             key, arrays = data["key"], {name: np.array(data[name]) for name in SOLUTION_ARRAYS}
             stored_distribution, iterations = str(data["distribution"]), tuple(int(i) for i in data["iterations"])
-    except (OSError, ValueError, KeyError, EOFError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # a torn or damaged archive: solve again
         return None
     if (
         key.shape != (3,)

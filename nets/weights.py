@@ -20,6 +20,7 @@ import json
 import math
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +159,7 @@ def read_npz_arrays(path: str | os.PathLike[str], names: tuple[str, ...], kind: 
     try:
         with np.load(path, allow_pickle=False) as z:
             return {name: z[name] for name in names}
-    except (OSError, KeyError, ValueError, EOFError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise JumpgammonError(f"{path}: not a {kind} ({exc})") from None
 
 

@@ -194,6 +194,17 @@ def test_race_probabilities_match_direct_sums(one: bo.OneSidedDatabase) -> None:
         np.testing.assert_allclose(p[k], [win, wg, 0, lg, 0], atol=1e-12)
 
 
+def test_race_probabilities_stay_within_their_bounds(one: bo.OneSidedDatabase) -> None:
+    """The sums round a few ulps past 1 (a win of 1.0000000000000007, a negative loss once flipped): clipped."""
+    rng = np.random.default_rng(11)
+    idx = rng.integers(1, bo.N_ONE_SIDED, size=(20_000, 2))
+    p = bo.race_probabilities(
+        one.off_all[idx[:, 0]], one.off_first[idx[:, 0]], one.off_all[idx[:, 1]], one.off_first[idx[:, 1]]
+    )
+    assert (p >= 0).all() and (p[:, 0] <= 1).all()
+    assert (p[:, 1] <= p[:, 0]).all() and (p[:, 3] <= 1 - p[:, 0]).all()
+
+
 # --- properties ---------------------------------------------------------------------------
 
 
