@@ -12,7 +12,9 @@ as :func:`nets.lookahead.evaluate_plies`):
   (``--cube``, :class:`analysis.cubemodel.MoneyCubeModel`; gnubg's by default,
   :func:`nets.cube_advice.money_cube_decisions`), per unit of the cube, with the session's Jacoby
   and beaver rules; at a match score, the mover's cubeful match winning chance under gnubg's
-  model, also shown as normalised equity (EMG). The error is the best play's value minus the
+  model, the opponent on roll taking its best cube action (no double, or the better for it of
+  double/take and double/pass, as gnubg values a position below the top), also shown as normalised
+  equity (EMG). The error is the best play's value minus the
   played one's, marked with :func:`analysis.marks.skill_of`.
 * **cube**: each turn where the side on roll could double, evaluated at ``plies`` before the
   roll, decided by the money cube model or, at a match score, gnubg's
@@ -48,7 +50,7 @@ from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
 from arena.luck import ROLL_INDEX
 from cube.actions import ProperAction
 from cube.gnubg_model import match_cube_lives, money_proper_action
-from cube.match import cubeful_mwc, mwc_to_equity
+from cube.match import cubeful_mwc, game_result_mwc, mwc_to_equity
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from engine.batch import children_batch
@@ -239,8 +241,12 @@ def _cubeful_values(
             cube = mine if mover_on_roll else mine.flipped()  # the cube as the side on roll holds it
             sel = np.flatnonzero(context_of[rows] == k)
             part = rows[sel]
-            x = np.array([match_cube_lives(lives[j], probs[i], cube.state)[0] for i, j in zip(part, sel, strict=True)])
-            on_roll_mwc = cubeful_mwc(probs[part], met, cube, x)
+            both = np.array([match_cube_lives(lives[j], probs[i], cube.state) for i, j in zip(part, sel, strict=True)])
+            on_roll_mwc = cubeful_mwc(probs[part], met, cube, both[:, 0])
+            if cube.can_double:  # as gnubg values a position below the top: the side on roll's best cube action
+                double_take = cubeful_mwc(probs[part], met, cube.doubled(), both[:, 1])
+                double_pass = game_result_mwc(met, cube.score, won=cube.value)
+                on_roll_mwc = np.maximum(on_roll_mwc, np.minimum(double_take, double_pass))
             mwc[part] = on_roll_mwc if mover_on_roll else 1.0 - on_roll_mwc
             emg[part] = mwc_to_equity(mwc[part], met, mine)
     return emg, mwc

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analysis.analyse import analyse_file
-from analysis.evaluate import _judge, analyse_checker, analyse_luck
+from analysis.evaluate import _judge, analyse_checker, analyse_luck, values_after_play
 from analysis.marks import (
     CubeError,
     LuckMark,
@@ -27,9 +27,11 @@ from analysis.records import Action
 from analysis.replay import CheckerTurn, CubeContext, CubeTurn
 from arena import PlayerSpec, Rules, TournamentConfig, run_tournament, save_games
 from cube.actions import ProperAction
+from cube.match import MatchCube, MatchScore
 from cube.met import published_met
 from cube.states import CubeState
 from engine.position import Position
+from nets.cube_advice import match_cube_advice
 from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS
 from tests.analysis.test_inputs import MONEY_PASS
@@ -211,3 +213,20 @@ def test_a_match_won_from_the_start_gains_half_the_match_as_gnubg_counts_it(ev: 
 )
 def test_luck_ratings_are_gnubgs(per_move: float, rating: LuckRating) -> None:
     assert luck_rating_of(per_move) is rating
+
+
+def test_at_a_match_score_a_play_is_valued_with_the_opponents_best_cube_action(ev: Evaluator) -> None:
+    """The opponent on roll after the play doubles where doubling is right, as gnubg values a position below the
+    top: a post-Crawford trailer's double (every play of the leader was valued as if it never came)."""
+    met = published_met()
+    opening = Position.initial()
+    kids = np.stack([child.array for child in opening.children((6, 2))])
+    probs = ev.evaluate_boards(kids)
+    leader = MatchCube(MatchScore(1, 4), 1, CubeState.CENTERED)  # post-Crawford: the trailer may double
+    mover = CubeContext(1, CubeState.CENTERED, leader)
+    _, mwc = values_after_play(met, kids, probs, np.zeros(len(kids), np.int64), [mover])
+    trailer = leader.flipped()
+    for k in range(len(kids)):
+        advice = match_cube_advice(kids[k], probs[k], met, trailer)
+        assert advice.mwc[1] is not None and advice.cubeful_mwc > advice.mwc[0]  # the trailer doubles
+        assert mwc[k] == pytest.approx(1.0 - advice.cubeful_mwc, abs=1e-9)
