@@ -514,7 +514,8 @@ def _judge(
 
     As gnubg's analysis judges them: the doubler's equity after a double is the smaller of
     double/take and double/pass, the right action the better of that and no double; a beaver is
-    not judged (gnubg keeps no statistic for it), so it enters neither side's error.
+    not judged (gnubg judges its acceptance as a take, with the first double's figures), so it enters
+    neither side's error.
     """
     best_answer = min(dt, dp)
     optimal = max(nd, best_answer)
@@ -536,10 +537,11 @@ def _judge(
             too_good = proper.name.startswith("TOO_GOOD")
             doubler_kind = CubeError.WRONG_DOUBLE_ABOVE_TG if too_good else CubeError.WRONG_DOUBLE_BELOW_DP
         # a beaver is not judged; nor is a double the record stops at (no answer yet)
-        taker_error = answers[t.response] - best_answer if t.response in answers else 0.0
-        if taker_error > 0:
-            taker_units = units(taker_error, outcome[t.response], best_outcome)
-            taker_kind = CubeError.WRONG_PASS if t.response is Action.PASS else CubeError.WRONG_TAKE
+        answer = t.response
+        taker_error = answers[answer] - best_answer if answer is not None and answer in answers else 0.0
+        if answer is not None and taker_error > 0:
+            taker_units = units(taker_error, outcome[answer], best_outcome)
+            taker_kind = CubeError.WRONG_PASS if answer is Action.PASS else CubeError.WRONG_TAKE
     else:
         doubler_error = optimal - nd
         if doubler_error > 0:

@@ -115,7 +115,7 @@ class PlayerSummary:
     cube_rate_units: float | None = None
     overall_rate_units: float | None = None
     luck_rate_units: float | None = None
-    beavers: int = 0  # doubles answered with a beaver (money): not judged, as gnubg
+    beavers: int = 0  # doubles answered with a beaver (money): not judged (gnubg judges its acceptance as a take)
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def summarise_player(
     moves = [d for g in games for d in g.checker if d.player == player]
     unforced = [d for d in moves if not d.forced]
     doubling = [c for g in games for c in g.cube if c.player == player]
-    # a beaver is not judged, nor counted as a cube decision (as gnubg's statistics)
+    # a beaver is not judged, nor counted as a cube decision (gnubg counts its acceptance as a take: docs/analysis.md)
     answered = [c for g in games for c in g.cube if c.player != player and c.doubled and c.response is not None]
     taking = [c for c in answered if c.response is not Action.BEAVER]
     counted = [c for c in doubling if c.close]
