@@ -228,5 +228,7 @@ def test_at_a_match_score_a_play_is_valued_with_the_opponents_best_cube_action(e
     trailer = leader.flipped()
     for k in range(len(kids)):
         advice = match_cube_advice(kids[k], probs[k], met, trailer)
-        assert advice.mwc[1] is not None and advice.cubeful_mwc > advice.mwc[0]  # the trailer doubles
+        assert advice.mwc is not None and advice.cubeful_mwc is not None
+        no_double, double_take, _ = advice.mwc
+        assert double_take is not None and advice.cubeful_mwc > no_double  # the trailer doubles
         assert mwc[k] == pytest.approx(1.0 - advice.cubeful_mwc, abs=1e-9)
