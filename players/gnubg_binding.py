@@ -6,6 +6,12 @@ raises :class:`InvalidSpec` saying how to get it. Boards are this project's int8
 seen by the side on roll; gnubg's board is ``(not on roll, on roll)``, each 25 counts from its own
 side (24 = bar): :func:`gnubg_boards` for the Python API, :func:`c_boards` for the C engine.
 
+The package is gnubg after 1.07: at 0 and 1 ply its cubeful evaluation uses a cube life of 0.76 in
+contact and crashed positions and 0.0025 * pips + 0.60 (within [0.6, 0.8]) in races (gnubg commit
+4975982b), not 1.07's 0.68 and 0.00125 * pips + 0.55 that :mod:`cube.gnubg_model` reproduces; 2 ply
+and bear-offs are unchanged. Its 0-ply double/take is up to about 0.07 lower, and about 2.4% of its
+double decisions differ from the ``gnubg`` cube spec's (docs/experiments.md).
+
 gnubg's own cube: the package's Python API gives no cubeful equity. ``gnubg.evaluate`` returns
 gnubg's ``OUTPUT_EQUITY`` (the *cubeless* equity) as its sixth value even with a cubeful
 evalcontext (the cubeful one, ``OUTPUT_CUBEFUL_EQUITY``, is the seventh output and is dropped: the
