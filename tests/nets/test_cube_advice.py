@@ -35,9 +35,13 @@ def advice(case: dict[str, Any], probs: np.ndarray) -> CubeAdvice:
     board = Position.from_id(case["position_id"]).array
     state = CubeState(case["owner"])
     if case["length"] == 0:
-        return money_cube_advice(board, probs, state, jacoby=False, beavers=False)
+        return money_cube_advice(board, probs, state, jacoby=case.get("jacoby", False), beavers=False)
     score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
     return match_cube_advice(board, probs, published_met(), MatchCube(score, case["cube"], state))
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return f"{case['position_id']} {case['kind']} {case['owner']}" + (" jacoby" if case.get("jacoby") else "")
 
 
 def gnubg_text(case: dict[str, Any]) -> str:
@@ -61,8 +65,16 @@ def test_the_table_covers_every_class_money_and_match_scores() -> None:
     assert race_pips[0] < 40 and race_pips[-1] > 90  # races at several pip counts
     kinds = {c["kind"] for c in CASES}
     assert "money" in kinds and len(kinds - {"money"}) >= 4
+    with_jacoby = [c for c in CASES if c.get("jacoby")]  # gnubg's default money rule, on a centred cube
+    assert len(with_jacoby) >= 60 and any(c["equities"][1] != d["equities"][1] for c, d in jacoby_pairs())
     assert any(c["crawford"] for c in CASES) and any("post-Crawford" in c["kind"] for c in CASES)
     assert "AwAAMAAAAAAAAA" in positions  # a last roll
+
+
+def jacoby_pairs() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each Jacoby case with the same position's case without the rule (money, cube 1 centred)."""
+    plain = {c["position_id"]: c for c in CASES if c["length"] == 0 and c["cube"] == 1 and not c.get("jacoby")}
+    return [(c, plain[c["position_id"]]) for c in CASES if c.get("jacoby")]
 
 
 def test_our_classes_are_gnubgs() -> None:
@@ -70,7 +82,7 @@ def test_our_classes_are_gnubgs() -> None:
     assert [PositionClass.from_gnubg_name(c["gnubg_class"]) for c in CASES] == position_classes(boards)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['position_id']} {c['kind']} {c['owner']}" for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_fed_gnubgs_probabilities_the_figures_are_gnubgs(case: dict[str, Any]) -> None:
     """Optimal, no double, double/take and double/pass within 0.001, and the same proper action."""
     ours = advice(case, np.clip(case["probabilities"], 0.0, 1.0))
@@ -88,7 +100,7 @@ def evaluator() -> Evaluator:
 
 
 def match_state(case: dict[str, Any]) -> MatchState:
-    """The match state of a fixture case, player 1 on roll (Jacoby off in money, as gnubg was set)."""
+    """The match state of a fixture case, player 1 on roll (in money Jacoby off unless the case has it on)."""
     owner = {"centered": None, "owned": 1, "unavailable": 0}[case["owner"]]
     mine, theirs = case["score"]
     return MatchState(
@@ -99,7 +111,7 @@ def match_state(case: dict[str, Any]) -> MatchState:
         crawford=case["crawford"],
         match_length=case["length"],
         score=(theirs, mine),
-        extra_bits=1,
+        extra_bits=0 if case.get("jacoby") else 1,
     )
 
 
@@ -107,7 +119,7 @@ BEAROFFS = [c for c in CASES if c["gnubg_class"] == "bearoff2"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", BEAROFFS, ids=[f"{c['position_id']} {c['kind']} {c['owner']}" for c in BEAROFFS])
+@pytest.mark.parametrize("case", BEAROFFS, ids=[case_id(c) for c in BEAROFFS])
 def test_in_two_sided_bearoffs_evals_own_figures_are_gnubgs(case: dict[str, Any], evaluator: Evaluator) -> None:
     """Both engines' probabilities are exact there, so ``eval``'s whole path must give gnubg's figures."""
     result = analyse(evaluator, Position.from_id(case["position_id"]), match_state(case), 0, published_met())

@@ -100,6 +100,14 @@ def main():
             if money is not None:
                 case["money"] = money
             cases.append(case)
+        # The Jacoby rule on a centred cube (it changes nothing once the cube is owned). gnubg.cubeinfo takes the
+        # rule from the session, not from "set jacoby", so the cubeinfo's own field is set.
+        jacoby_ci = gnubg.cubeinfo(1, CENTRED, ON_ROLL, 0, (0, 0), 0)
+        jacoby_ci["jacoby"] = 1
+        eqs, code, text = analysis(board, jacoby_ci)
+        case = dict(common, kind="money", length=0, score=[0, 0], crawford=False, cube=1, owner=OWNER_NAME[CENTRED])
+        case.update(jacoby=True, equities=eqs, decision=code, decision_text=text)
+        cases.append(case)
         for _ in range(2):
             name, length, score, crawford, cube, own = MATCH_SITUATIONS[situation % len(MATCH_SITUATIONS)]
             situation += 1
@@ -114,7 +122,8 @@ def main():
     met = gnubg.met(25)
     out = {
         "generator": "tools/gnubg_fixtures/gen_cube_table.py (gnubg.cfevaluate, 0-ply; side on roll = board1 of "
-        "position_id; score is [side on roll, opponent]; money: Jacoby off, no beavers; equities are "
+        "position_id; score is [side on roll, opponent]; money: no beavers, Jacoby off unless jacoby is true; "
+        "equities are "
         "[optimal, no double, double/take, double/pass] normalised to the cube)",
         "gnubg_version": G.gnubg_version(),
         "seed": SEED,
