@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.speed import bench_eval, bench_movegen
-from cli.common import PLIES, add_json_argument, existing_file, int_range, torch_device
+from cli.common import PLIES, add_json_argument, existing_file, fill_defaults, given_options, int_range, torch_device
 from players.specs import weights_identity
 from weights import DEFAULT_WEIGHTS
 
@@ -126,17 +126,10 @@ def measured(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures, with the date and the net's digest; returns 0."""
-    every_option = set().union(*OPTIONS_READ.values())
-    unread = sorted(
-        f"--{name.replace('_', '-')}"
-        for name in every_option - OPTIONS_READ[args.what]
-        if getattr(args, name) not in (None, False)
-    )
+    unread = given_options(args, set().union(*OPTIONS_READ.values()) - OPTIONS_READ[args.what])
     if unread:
         raise ValueError(f"bench {args.what} does not read {', '.join(unread)}")
-    for name, default in DEFAULTS.items():
-        if getattr(args, name) is None:
-            setattr(args, name, default)
+    fill_defaults(args, DEFAULTS)
     args.measured = stamp = measured(args)
     code = _measure(args)
     if not args.json:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from cube.met import DEFAULT_MET, PUBLISHED_METS
 
@@ -128,3 +129,16 @@ def add_evaluation_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plies", type=PLIES, default=0, help="lookahead depth, 0-2")
     p.add_argument("--weights", type=existing_file, default=None, help="weights file (default: the shipped net)")
     add_json_argument(p)
+
+
+def given_options(args: argparse.Namespace, names: Iterable[str]) -> list[str]:
+    """The options among ``names`` (argparse dests whose default is None or False) given on the command line, as
+    flags (``--gnubg-games``), sorted: a subcommand that does not read them refuses them rather than ignore them."""
+    return sorted(f"--{name.replace('_', '-')}" for name in names if getattr(args, name) not in (None, False))
+
+
+def fill_defaults(args: argparse.Namespace, defaults: Mapping[str, Any]) -> None:
+    """Set each option of ``defaults`` left at None (not given) to its default."""
+    for name, default in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.promotion import PromotionConfig, judge
-from cli.common import add_json_argument, existing_file, int_range
+from cli.common import add_json_argument, existing_file, fill_defaults, given_options, int_range
 from cli.tournament import even_games
 from engine.errors import JumpgammonError
 from nets.evaluator import TRAINING_PREFIX, load_evaluator
@@ -131,12 +131,10 @@ PROMOTE_DEFAULTS: dict[str, Any] = {
 
 def run(args: argparse.Namespace) -> int:
     """Print the file's description, judge a candidate, or write its nets (without run state) to ``--to``; returns 0."""
-    given = [f"--{name}" for name in PROMOTE_DEFAULTS if getattr(args, name) not in (None, False)]
+    given = given_options(args, PROMOTE_DEFAULTS)
     if args.action == "info" and given:
         raise ValueError(f"weights info takes no {' or '.join(given)} (they belong to promote)")
-    for name, default in PROMOTE_DEFAULTS.items():
-        if getattr(args, name) is None:
-            setattr(args, name, default)
+    fill_defaults(args, PROMOTE_DEFAULTS)
     if args.to is not None and args.write:
         raise ValueError("give --to (write the nets without the rule) or --write (replace the shipped net), not both")
     if args.action == "promote" and args.to is None:
