@@ -50,7 +50,7 @@ from analysis.replay import CheckerTurn, CubeContext, CubeTurn, MatchReplay
 from arena.luck import ROLL_INDEX
 from cube.actions import ProperAction
 from cube.gnubg_model import match_cube_lives, money_proper_action
-from cube.match import cubeful_mwc, game_result_mwc, mwc_to_equity
+from cube.match import best_action_mwc, mwc_to_equity
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from engine.batch import children_batch
@@ -242,11 +242,7 @@ def _cubeful_values(
             sel = np.flatnonzero(context_of[rows] == k)
             part = rows[sel]
             both = np.array([match_cube_lives(lives[j], probs[i], cube.state) for i, j in zip(part, sel, strict=True)])
-            on_roll_mwc = cubeful_mwc(probs[part], met, cube, both[:, 0])
-            if cube.can_double:  # as gnubg values a position below the top: the side on roll's best cube action
-                double_take = cubeful_mwc(probs[part], met, cube.doubled(), both[:, 1])
-                double_pass = game_result_mwc(met, cube.score, won=cube.value)
-                on_roll_mwc = np.maximum(on_roll_mwc, np.minimum(double_take, double_pass))
+            on_roll_mwc = best_action_mwc(probs[part], met, cube, both[:, 0], both[:, 1])
             mwc[part] = on_roll_mwc if mover_on_roll else 1.0 - on_roll_mwc
             emg[part] = mwc_to_equity(mwc[part], met, mine)
     return emg, mwc

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from cube.actions import ProperAction, proper_action
 from cube.errors import CubeInputError, FloatArray, check_cube_life, check_cube_state
 from cube.gamestate import _check_probabilities
 from cube.met import MatchEquityTable
@@ -71,6 +72,7 @@ __all__ = [
     "cube_decision",
     "decision_from_mwcs",
     "decision_rule",
+    "best_action_mwc",
     "cubeful_mwc",
     "dead_take_point",
     "cubeless_mwc",
@@ -428,6 +430,22 @@ def cubeful_mwc(probs: ArrayLike, met: MatchEquityTable, cube: MatchCube, x: Arr
     return np.asarray((1.0 - x_) * dead + x_ * _live(arr, met, cube))
 
 
+def best_action_mwc(
+    probs: ArrayLike, met: MatchEquityTable, cube: MatchCube, x: ArrayLike, x_doubled: ArrayLike
+) -> FloatArray:
+    """The side on roll's cubeful MWC after its best cube action: max(ND, min(DT, DP)), as gnubg values a
+    position below the top of a search (the no-double MWC where the side on roll cannot double).
+
+    ``x`` is the cube efficiency as the cube is, ``x_doubled`` after a double (one per position or one for all).
+    """
+    no_double = cubeful_mwc(probs, met, cube, x)
+    if not cube.can_double:
+        return no_double
+    double_take = cubeful_mwc(probs, met, cube.doubled(), x_doubled)
+    double_pass = game_result_mwc(met, cube.score, won=cube.value)
+    return np.asarray(np.maximum(no_double, np.minimum(double_take, double_pass)))
+
+
 # --------------------------------------------------------------------------- decisions
 
 
@@ -461,6 +479,16 @@ class MatchCubeDecision:
     optional: bool
     mwc: CubeEquities
     equity: CubeEquities
+
+    def proper(self, state: CubeState) -> ProperAction:
+        """gnubg's name of this decision at cube ``state`` (side on roll's view), as its FindBestCubeDecision
+        names it: a cube the side on roll cannot turn is "Cube not available" where the opponent holds it, else
+        a dead cube (the Crawford game, the 1-point match, a cube that covers the side's needs)."""
+        if self.available:
+            return proper_action(self.action, self.response or CubeResponse.TAKE, state, optional=self.optional)
+        if CubeState(state) is CubeState.UNAVAILABLE:
+            return ProperAction.NOT_AVAILABLE
+        return proper_action(self.action, CubeResponse.TAKE, state, dead=True)
 
 
 def cube_decision(

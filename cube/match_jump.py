@@ -156,9 +156,17 @@ def _smeared_inside(
 ) -> FloatArray:
     """:func:`smeared_break` where the break ``at`` lies inside (0, 1), else ``value``: a break at an end of
     [0, 1] (a side that can never use the cube) is no kink, and smearing it would move the curve's end off the
-    game's result (post-Crawford, a 2-away trailer's no double came out above its cubeless chance)."""
-    smeared = smeared_break(value, left_slope, right_slope, alpha)
+    game's result (post-Crawford, a 2-away trailer's no double came out above its cubeless chance).
+
+    The volatility is capped at ``2 k (1 - k)`` for a break at ``k``: ``p`` is a martingale in [0, 1], and no
+    zero-mean step from ``k`` that stays in [0, 1] has ``E|J|`` above that (the two-point step to 0 and 1
+    reaches it). Near an end the uncapped smear left [lose, win] (a 10-away leader holding a 4-cube at a
+    cash point of 0.988 had a no-double MWC of 1.029); at the cap a two-piece curve's break rises at most
+    to the chord ``k win + (1 - k) lose``.
+    """
     where = np.asarray(at, dtype=np.float64)
+    reachable = np.minimum(np.asarray(alpha, dtype=np.float64), 2.0 * where * (1.0 - where))
+    smeared = smeared_break(value, left_slope, right_slope, reachable)
     inside = (where > _END) & (where < 1.0 - _END)  # take points come out of MET sums: 2e-16 stands for 0
     return np.asarray(np.where(inside, smeared, value), dtype=np.float64)
 

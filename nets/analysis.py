@@ -14,11 +14,11 @@ import numpy as np
 from cube.gamestate import flip_probabilities
 from cube.gnubg_model import GNUBG_MODEL, match_cube_lives
 from cube.jump_linear import STATISTICAL_SCALE
-from cube.match import MatchCube, MatchCubeDecision, MatchScore, cubeful_mwc, cubeless_mwc, mwc_to_equity
+from cube.match import MatchCube, MatchCubeDecision, MatchScore, best_action_mwc, cubeless_mwc, mwc_to_equity
 from cube.match_jump import MAX_MATCH_VOLATILITY, jump_cube_decision
 from cube.match_strategy import LINEAR_ALPHA
 from cube.met import MatchEquityTable
-from cube.states import CubeAction, CubeState
+from cube.states import CubeState
 from cube.strategy import JumpApproximation, jump_local
 from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.match import MatchState
@@ -63,16 +63,8 @@ def match_cube_of(match: MatchState, met: MatchEquityTable) -> MatchCube:
 
 
 def match_cube_label(d: MatchCubeDecision, cube: MatchCube) -> str:
-    """Human label of a match cube decision, e.g. "Double, take", "No redouble, pass", "Cube unavailable"."""
-    if not d.available:
-        return "Crawford game: no cube" if cube.score.crawford else "Cube unavailable"
-    verb = "redouble" if cube.state is CubeState.OWNED else "double"
-    first = {
-        CubeAction.DOUBLE: verb.capitalize(),
-        CubeAction.NO_DOUBLE: f"No {verb}",
-        CubeAction.TOO_GOOD: f"Too good to {verb}",
-    }[d.action]
-    return f"{first}, {d.response}" + (" (optional)" if d.optional else "")
+    """gnubg's text of a match cube decision at ``cube``, e.g. "Redouble, take", "Never double, take (dead cube)"."""
+    return d.proper(cube.state).value
 
 
 def _round(v: float | None) -> float | None:
@@ -447,18 +439,18 @@ def moves_mwc_json(
 ) -> list[dict[str, Any]]:
     """Every legal play ranked by the mover's MWC at the match score (mover's view), as gnubg's hint ranks them.
 
-    ``mwc`` is cubeful, gnubg's model (x by each child's class) with the opponent on roll at the same cube:
-    one minus the opponent's cubeful MWC; ``equity`` is that MWC normalised (the figure gnubg's filter
-    keeps plays within 0.16 of), ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC. The plays
-    looked at deeper rank first.
+    ``mwc`` is cubeful, gnubg's model (x by each child's class) with the opponent on roll at the same cube
+    taking its best cube action, as gnubg values a position below the top: one minus the opponent's
+    max(ND, min(DT, DP)); ``equity`` is that MWC normalised (the figure gnubg's filter keeps plays within
+    0.16 of), ``cubeless_mwc`` ignores the cube; ``difference`` is in MWC. The plays looked at deeper rank first.
     """
     theirs = cube.flipped()
 
     def cubeful(mover: np.ndarray, kids: np.ndarray) -> np.ndarray:
         opponent = flip_probabilities(mover)
         lives = cube_lives(kids)
-        x = np.array([match_cube_lives(life, p, theirs.state)[0] for life, p in zip(lives, opponent, strict=True)])
-        return 1.0 - cubeful_mwc(opponent, met, theirs, x)
+        x = np.array([match_cube_lives(life, p, theirs.state) for life, p in zip(lives, opponent, strict=True)])
+        return 1.0 - best_action_mwc(opponent, met, theirs, x[:, 0], x[:, 1])
 
     ranked = rank_moves(ev, position, dice, plies, value=lambda p, kids: mwc_to_equity(cubeful(p, kids), met, cube))
     mover = np.stack([r.probabilities for r in ranked])

@@ -18,7 +18,7 @@ from cube.efficiency import CubeEfficiency, PositionClass
 from cube.gnubg_model import CubeLife, gnubg_match_decision, gnubg_money_decisions, match_cube_lives
 from cube.match import MatchCube, MatchCubeDecision
 from cube.met import MatchEquityTable
-from cube.states import CubeResponse, CubeState
+from cube.states import CubeState
 from cube.strategy import CubeDecision, CubeDecisions
 from engine.batch import crashed, phases
 from engine.position import GamePhase
@@ -132,14 +132,8 @@ def match_cube_advice(board: np.ndarray, probs: np.ndarray, met: MatchEquityTabl
     life = cube_lives(board[None])[0]
     x, x_doubled = match_cube_lives(life, probs, cube.state)
     d: MatchCubeDecision = gnubg_match_decision(probs, met, cube, life)
-    if d.available:
-        action = proper_action(d.action, d.response or CubeResponse.TAKE, cube.state, optional=d.optional)
-    elif cube.state is CubeState.UNAVAILABLE:
-        action = ProperAction.NOT_AVAILABLE
-    else:
-        action = proper_action(d.action, CubeResponse.TAKE, cube.state, dead=True)
     return CubeAdvice(
-        action=action,
+        action=d.proper(cube.state),
         no_double=d.equity.no_double,
         double_take=_or_none(d.equity.double_take),
         double_pass=_or_none(d.equity.double_pass),

@@ -9,7 +9,7 @@ import pytest
 
 from cli.main import main
 from cube.gamestate import flip_probabilities
-from cube.match import MatchCube, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc
+from cube.match import MatchCube, MatchScore, cube_decision, cubeful_mwc, cubeless_mwc, game_result_mwc
 from cube.match_jump import jump_cube_decision
 from cube.met import published_met
 from cube.states import CubeState
@@ -111,10 +111,31 @@ def test_eval_crawford_game_has_no_cube(capsys: pytest.CaptureFixture[str]) -> N
     mid = match_id(match_length=7, score=(6, 3), crawford=True)
     code, js = run_json(capsys, "eval", f"{START}:{mid}")
     assert code == 0 and js["match"]["crawford"] and js["match"]["away"] == 1
-    for name, d in js["cube"]["models"].items():
-        # gnubg's own words for its model; the jump models say why there is no cube
-        assert d["action"] == ("Never double, take (dead cube)" if name == "gnubg" else "Crawford game: no cube")
+    for d in js["cube"]["models"].values():
+        # gnubg's words, for every model (the jump models said "Crawford game: no cube")
+        assert d["action"] == "Never double, take (dead cube)"
         assert d["mwc"]["double_take"] is None and d["cubeful_mwc"] == pytest.approx(js["cubeless_mwc"], abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("fields", "label"),
+    [
+        (dict(match_length=7, score=(6, 6)), "Never double, take (dead cube)"),  # double match point
+        (dict(match_length=1, score=(0, 0)), "Never double, take (dead cube)"),
+        (  # 2-away on roll holding the 2-cube
+            dict(match_length=7, score=(3, 5), cube=2, cube_owner=1, on_roll=1, turn=1),
+            "Never redouble, take (dead cube)",
+        ),
+        (dict(match_length=7, score=(5, 3), cube=2, cube_owner=1), "Cube not available"),  # the opponent's cube
+    ],
+)
+def test_every_model_names_a_cube_that_cannot_be_turned_as_gnubg(
+    capsys: pytest.CaptureFixture[str], fields: dict, label: str
+) -> None:
+    """gnubg's FindBestCubeDecision: a cube the side on roll cannot turn is dead unless the opponent holds it."""
+    code, js = run_json(capsys, "eval", f"{START}:{match_id(**fields)}")
+    assert code == 0
+    assert {d["action"] for d in js["cube"]["models"].values()} == {label}
 
 
 def test_eval_text_at_a_score(capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,6 +156,21 @@ def test_hint_at_a_score_ranks_by_mwc(capsys: pytest.CaptureFixture[str]) -> Non
     main(["hint", f"{START}:{mid}", "--dice", "5", "2"])
     text = capsys.readouterr().out
     assert "2-away against 5-away" in text and "ranked by MWC" in text and "MWC:" in text
+
+
+def test_hint_at_a_score_values_each_play_after_the_opponents_best_cube_action(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A race 27 pips behind at 7-away/7-away: after every 21 the opponent doubles and the mover passes, so
+    each play is worth the match equity of losing one point, as gnubg 1.07's hint shows (43.74%); the
+    opponent's no-double value (about 44.0%) was shown."""
+    code, js = run_json(capsys, "hint", "3HsPAAC4O3cAAA:cAnlAAAAAAAE")
+    assert code == 0
+    pass_mwc = game_result_mwc(published_met("Kazaross-XG2"), MatchScore(7, 7), lost=1)
+    assert round(100 * pass_mwc, 2) == 43.74
+    assert len(js["moves"]) > 1
+    for mv in js["moves"]:
+        assert mv["mwc"] == pytest.approx(pass_mwc, abs=1e-6)
 
 
 def test_hint_at_a_score_looks_deeper_at_the_plays_gnubg_would(capsys: pytest.CaptureFixture[str]) -> None:

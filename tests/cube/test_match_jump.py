@@ -319,3 +319,44 @@ def test_a_post_crawford_trailer_doubles_a_long_shot() -> None:
     decision = jump_cube_decision([0.1, 0, 0, 0, 0], met, match_cube(2, 1, False, 1, CENTERED), 0.113)
     assert decision.mwc.no_double < 0.1 and decision.mwc.double_take == pytest.approx(0.1)
     assert decision.action is CubeAction.DOUBLE
+
+
+met_kx = published_met("Kazaross-XG2")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    away=st.integers(1, 25),
+    opp_away=st.integers(1, 25),
+    log_value=st.integers(0, 4),
+    state=st.sampled_from([CENTERED, OWNED, UNAVAILABLE]),
+    p=st.floats(0.0, 1.0),
+    gammons=st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0)),
+    alpha=st.floats(0.0, 0.49),
+    alpha_local=st.floats(0.0, 0.49),
+)
+def test_the_mwc_stays_between_losing_and_winning_at_the_cube(
+    away: int,
+    opp_away: int,
+    log_value: int,
+    state: CubeState,
+    p: float,
+    gammons: tuple[float, float, float, float],
+    alpha: float,
+    alpha_local: float,
+) -> None:
+    """Whatever the volatility, the MWC lies between losing with the side's gammon rates at the cube and winning
+    with them: a 10-away leader holding a 4-cube at a cash point of 0.988 had a no-double MWC of 1.029 (the
+    smear of a break next to an end of [0, 1] is capped by the largest E|J| a step from it can have)."""
+    value = 1 << log_value
+    crawford = (away == 1) != (opp_away == 1) and state is CENTERED and value == 1
+    try:
+        cube = match_cube(away, opp_away, crawford, value, CENTERED if value == 1 else state)
+    except CubeInputError:
+        return  # a cube no match reaches (larger than both sides need, or held at the Crawford game)
+    g, bg_share, lg, lbg_share = gammons
+    probs = np.array([p, p * g, p * g * bg_share, (1 - p) * lg, (1 - p) * lg * lbg_share])
+    mwc = float(jump_mwc(probs, met_kx, cube, alpha, alpha_local))
+    lower = float(jump_mwc(np.array([0.0, 0.0, 0.0, lg, lg * lbg_share]), met_kx, cube, alpha, alpha_local))
+    upper = float(jump_mwc(np.array([1.0, g, g * bg_share, 0.0, 0.0]), met_kx, cube, alpha, alpha_local))
+    assert -1e-12 <= lower <= mwc + 1e-12 and mwc <= upper + 1e-12 and upper <= 1.0 + 1e-12
