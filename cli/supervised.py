@@ -19,6 +19,14 @@ def _nets(text: str) -> tuple[str, ...]:
     return names
 
 
+GENERATE = (
+    "0-ply self-play with --weights, a share of the positions labelled by the same net's --plies lookahead, "
+    "written as seeded shards into --data (rerun to resume or to grow to --shards)."
+)
+FIT = (
+    "start from --start, fit the contact and race nets (and a crashed net) to the targets of --data (validation "
+    "split by game, early stopping) and write the candidate weights file --out."
+)
 EPILOG = """\
 examples:
   jumpgammon supervised generate --data runs/sup --shards 4 --plies 1
@@ -29,24 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``supervised`` subcommand."""
     p = sub.add_parser(
         "supervised",
-        description=(
-            "generate: 0-ply self-play with --weights, a share of the positions labelled by the same net's "
-            "--plies lookahead, written as seeded shards into --data (rerun to resume or to grow to --shards). "
-            "fit: start from --start, fit the contact and race nets (and a crashed net) to the targets of --data "
-            "(validation split by game, early stopping) and write the candidate weights file --out."
-        ),
+        description=f"generate: {GENERATE} fit: {FIT}",
         epilog=EPILOG,
     )
-    p.add_argument("action", choices=["generate", "fit"])
-    p.add_argument(
-        "--data",
-        type=Path,
-        action="append",
-        required=True,
-        help="data folder (fit: repeat to pool; 'jumpgammon label' folders of rollout labels are pooled too)",
+    p.set_defaults(func=run)
+    # one parser per action, so an option of the other is refused by argparse, not ignored
+    actions = p.add_subparsers(dest="action", required=True, metavar="{generate,fit}")
+    g = actions.add_parser(
+        "generate", help="self-play positions labelled by a lookahead, as shards", epilog=EPILOG, description=GENERATE
     )
-    add_json_argument(p)
-    g = p.add_argument_group("generate")
+    g.add_argument("--data", type=Path, action="append", required=True, help="the data folder the shards go to")
+    add_json_argument(g)
     g.add_argument("--shards", type=int_range(1, 100_000), default=1, help="the data set's size in shards, in total")
     g.add_argument(
         "--weights", type=existing_file, default=None, help="the net that plays and labels (default shipped)"
@@ -61,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument("--plies", type=int_range(0, 2), default=1, help="lookahead of the labels")
     g.add_argument("--exploration", type=float_range(0, 1), default=0.0, help="chance of a random move")
-    g.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1)
+    g.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="the self-play games' seed")
     g.add_argument(
         "--decisions",
         type=float_range(0, 1),
@@ -80,7 +81,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="per kept position, also keep its roll's runner-up plays ranked 2 to N+1 at 0-ply",
     )
-    f = p.add_argument_group("fit")
+    f = actions.add_parser(
+        "fit", help="fit the nets to data folders' targets into a candidate", epilog=EPILOG, description=FIT
+    )
+    f.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        required=True,
+        help="data folder (repeat to pool; 'jumpgammon label' folders of rollout labels are pooled too)",
+    )
+    add_json_argument(f)
     f.add_argument("--out", type=Path, default=None, help="the candidate weights file (not in weights/)")
     f.add_argument("--start", type=existing_file, default=None, help="weights to start from (default shipped)")
     f.add_argument("--widen-contact", type=hidden_widths, default=None, help="grow the contact net to these widths")
@@ -119,6 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "labels' (softmax of equities over TEMPERATURE, e.g. 0.02), not squared equity differences",
     )
     f.add_argument("--validation", type=float_range(0, 1, low_open=True, high_open=True), default=0.1)
+    f.add_argument(
+        "--seed", type=int_range(0, 2**63 - 1), default=1, help="the fit's seed (validation split, shuffling)"
+    )
     f.add_argument("--threads", type=int_range(0, 1024), default=1, help="torch threads (0: torch's default)")
     f.add_argument(
         "--label-weight",
@@ -139,7 +153,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="cpu",
         help="where the nets and batches live while fitting (cuda: the GPU, an error without one; default cpu)",
     )
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     from training.supervised.losses import Loss
 
     if args.action == "generate":
-        if len(args.data) != 1:
+        if len(args.data) != 1:  # appended, so that a second folder is refused rather than silently kept
             raise JumpgammonError("generate writes one --data folder")
         gen = GenerateConfig(
             data=args.data[0],

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.promotion import PromotionConfig, judge
-from cli.common import add_json_argument, existing_file, fill_defaults, given_options, int_range
+from cli.common import add_json_argument, check_output_file, existing_file, int_range
 from cli.tournament import even_games
 from engine.errors import JumpgammonError
 from nets.evaluator import TRAINING_PREFIX, load_evaluator
+from nets.volnet import VOLNET_KIND, load_volatility_net
 from nets.weights import decode_weights, weights_digest, write_atomic
 from training.checkpoint import promote
-from weights import DEFAULT_WEIGHTS
+from weights import DEFAULT_WEIGHTS, in_shipped_folder
 
 EPILOG = """\
 examples:
@@ -30,44 +31,56 @@ and only with --write, is weights/default.jgw replaced (atomically); the old net
 With --to FILE the run's nets are written to FILE as they are, without the rule."""
 
 ARCHIVE = Path("results/nets")
+#: ``kind`` of :func:`describe` for the evaluator's nets (a local-volatility net has its own, nets.volnet's)
+EVALUATOR_KIND = "evaluator"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``weights`` subcommand."""
     p = sub.add_parser("weights", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument(
-        "action", choices=["info", "promote"], help="info FILE, or promote CANDIDATE (the promotion rule's verdict)"
+    p.set_defaults(func=run)
+    # one parser per action, so promote's options given to info are refused by argparse, not ignored
+    actions = p.add_subparsers(dest="action", required=True, metavar="{info,promote}")
+    info = actions.add_parser("info", help="describe a weights file (evaluator or volatility net)")
+    info.add_argument("file", type=existing_file, metavar="FILE")
+    add_json_argument(info)
+    promote = actions.add_parser(
+        "promote",
+        help="the promotion rule's verdict on CANDIDATE; --write ships it, --to copies its nets",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", type=existing_file, metavar="FILE")
-    p.add_argument(
-        "--to", type=Path, default=None, help="promote: write the nets to this file as they are, without the rule"
+    promote.add_argument("file", type=existing_file, metavar="CANDIDATE")
+    promote.add_argument(
+        "--to", type=Path, default=None, help="write the nets to this file as they are, without the rule"
     )
-    p.add_argument("--games", type=even_games, default=None, help="promote: head-to-head games (default 4000)")
-    p.add_argument("--seed", type=int_range(0, 2**63 - 1), default=None, help="promote: the games' seed (default 1)")
-    p.add_argument(
-        "--plies", type=int_range(0, 2), default=None, help="promote: lookahead of the move check (default 1)"
-    )
-    p.add_argument(
+    promote.add_argument("--games", type=even_games, default=4000, help="head-to-head games (default 4000)")
+    promote.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="the games' seed (default 1)")
+    promote.add_argument("--plies", type=int_range(0, 2), default=1, help="lookahead of the move check (default 1)")
+    promote.add_argument(
         "--shipped",
         type=existing_file,
-        default=None,
-        help="promote: the net to beat and replace (default: the shipped net)",
+        default=DEFAULT_WEIGHTS,
+        help="the net to beat and replace (default: the shipped net)",
     )
-    p.add_argument("--write", action="store_true", help="promote: replace the shipped net if the rule is met")
-    p.add_argument(
-        "--archive", type=Path, default=None, help=f"promote --write: where the old net is kept (default {ARCHIVE})"
+    promote.add_argument("--write", action="store_true", help="replace the shipped net if the rule is met")
+    promote.add_argument(
+        "--archive", type=Path, default=ARCHIVE, help=f"with --write: where the old net is kept (default {ARCHIVE})"
     )
-    add_json_argument(p)
-    p.set_defaults(func=run)
+    add_json_argument(promote)
 
 
 def describe(path: Path) -> dict[str, Any]:
-    """Architecture, training progress and saved run state of a weights file (validated in full)."""
+    """Architecture, training progress and saved run state of a weights file (validated in full): an evaluator's
+    nets, or a local-volatility net's (``kind`` says which)."""
     header, tensors = decode_weights(path.read_bytes(), str(path))
+    if header.get("kind") == VOLNET_KIND:
+        return _describe_volatility_net(path, header)
     load_evaluator(path, bearoff=False)  # the nets themselves must load
     run = header.get("run", {})
     return {
         "file": str(path),
+        "kind": EVALUATOR_KIND,
         "encoding": header.get("encoding"),
         "nets": header.get("nets"),
         "games": run.get("state", {}).get("games"),
@@ -75,6 +88,28 @@ def describe(path: Path) -> dict[str, Any]:
         # a supervised fit's positions per net (training, validation); None for a self-play run
         "positions": run.get("data", {}).get("positions") if isinstance(run.get("data"), dict) else None,
         "run_state_saved": any(k.startswith(TRAINING_PREFIX) for k in tensors),
+    }
+
+
+def _describe_volatility_net(path: Path, header: dict[str, Any]) -> dict[str, Any]:
+    """:func:`describe` of a local-volatility net (experiment 5): its nets, target and the fit's rows per net."""
+    load_volatility_net(path)  # the nets themselves must load
+    run = header.get("run", {})
+    summary = run.get("records_summary", {}) if isinstance(run, dict) else {}
+    return {
+        "file": str(path),
+        "kind": VOLNET_KIND,
+        "encoding": header.get("encoding"),
+        "nets": header.get("nets"),
+        "games": None,
+        "trainer": "local-volatility",
+        "target": header.get("target"),
+        "positions": {
+            name: {"train": rec.get("rows"), "validation": rec.get("validation_rows")}
+            for name, rec in summary.items()
+            if isinstance(rec, dict)
+        },
+        "run_state_saved": False,
     }
 
 
@@ -90,6 +125,19 @@ def replace_shipped(candidate: Path, shipped: Path, archive: Path) -> Path:
         write_atomic(kept, old)
     promote(candidate, shipped)
     return kept
+
+
+def _check_to(to: Path, candidate: Path) -> None:
+    """Refuse, before any work, a ``--to`` file that cannot be written, is the candidate itself (its run state would
+    be lost) or lies in the shipped weights folder (the rule and the archive would be bypassed)."""
+    check_output_file(to, "--to")
+    if to.exists() and to.resolve() == candidate.resolve():
+        raise ValueError(f"--to {str(to)!r} is the candidate itself; write its nets to another file")
+    if in_shipped_folder(to):
+        raise ValueError(
+            f"--to {str(to)!r} is in the shipped weights folder; replace the shipped net with --write, "
+            "which applies the promotion rule and keeps the old net"
+        )
 
 
 def _judge(args: argparse.Namespace) -> int:
@@ -117,28 +165,19 @@ def _judge(args: argparse.Namespace) -> int:
     return 0
 
 
-# promote's options, and their defaults: ``weights info`` refuses any of them given (they were ignored).
-PROMOTE_DEFAULTS: dict[str, Any] = {
-    "to": None,
-    "games": 4000,
-    "seed": 1,
-    "plies": 1,
-    "shipped": DEFAULT_WEIGHTS,
-    "write": False,
-    "archive": ARCHIVE,
-}
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the file's description, judge a candidate, or write its nets (without run state) to ``--to``; returns 0."""
-    given = given_options(args, PROMOTE_DEFAULTS)
-    if args.action == "info" and given:
-        raise ValueError(f"weights info takes no {' or '.join(given)} (they belong to promote)")
-    fill_defaults(args, PROMOTE_DEFAULTS)
-    if args.to is not None and args.write:
-        raise ValueError("give --to (write the nets without the rule) or --write (replace the shipped net), not both")
-    if args.action == "promote" and args.to is None:
-        return _judge(args)
+    if args.action == "promote":
+        if args.to is not None and args.write:
+            raise ValueError(
+                "give --to (write the nets without the rule) or --write (replace the shipped net), not both"
+            )
+        if args.to is not None:
+            _check_to(args.to, args.file)
+        if describe(args.file)["kind"] != EVALUATOR_KIND:
+            raise ValueError(f"promote {str(args.file)!r}: a local-volatility net, not an evaluator's nets")
+        if args.to is None:
+            return _judge(args)
     info = describe(args.file)
     if args.action == "promote":
         promote(args.file, args.to)
@@ -169,6 +208,8 @@ def format_info(info: dict[str, Any]) -> str:
             groups = [f"{counts[k]:,}" for k in ("groups_train", "groups_validation") if k in counts]
             text = " and ".join(parts) + " positions" + (f" ({' and '.join(groups)} decision groups)" if groups else "")
             rows.append((f"{name} data", text))
+    if info.get("target"):
+        rows.append(("target", info["target"]))
     rows.append(("run state", "saved (training can resume from this file)" if info["run_state_saved"] else "none"))
     if "promoted_to" in info:
         rows.append(("promoted to", info["promoted_to"]))

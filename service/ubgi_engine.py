@@ -15,7 +15,9 @@ The protocol and its words are in :mod:`players.ubgi`. Each line is answered as 
   set a position (nothing answers), ``go`` answers ``bestmove MOVE`` (``pass`` for no play),
   ``go role cube`` ``bestmove double`` (roll, take, drop, beaver);
 - anything else, or a position that cannot be read or played: ``sorry``, with the reason as one
-  line on stderr. No input ends the engine but ``quit`` and the end of input.
+  line on stderr. No input ends the engine but ``quit`` and the end of input. A refused position or
+  ``dice`` line (either dialect) forgets the position set before it, so a later ``go`` answers ``sorry``
+  rather than for the old position.
 
 Checker play is the net's at the ``Plies`` option, by cubeless money equity, as ``net@PLY``
 players play in tournaments. Cube decisions with ``CubeModel gnubg`` (the default) are GNU
@@ -232,9 +234,15 @@ class Engine:
         if word == UbgiWord.SETOPTION:
             self.set_option(text)
             return []
-        if word in ("position", "dice", "go"):
-            return self._uci_dialect(word, text)
-        return [self.best_action(read_position_line(text, self.options))]
+        try:
+            if word in ("position", "dice", "go"):
+                return self._uci_dialect(word, text)
+            return [self.best_action(read_position_line(text, self.options))]
+        except Exception:
+            if word in ("position", "dice") or text.startswith("board:") or looks_like_xgid(text):
+                # a refused position or dice line forgets the position set: a later go must not answer for it
+                self._set_up = None
+            raise
 
     def _uci_dialect(self, word: str, text: str) -> list[str]:
         """wildbg's dialect: ``position gnubgid ID`` (or ``xgid X``, ``fibs board:...``), ``dice A B``, ``go``.

@@ -94,12 +94,20 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["hint", f"{START}:{_match(resigned=1)}", "--dice", "3", "1"], "a resignation is pending"),
     (["rollout", "t20DAGDbtgMAYA", "--trials", "2"], "neither side can ever move"),
     (["ubgi", "--met", "bogus"], "'bogus'"),  # refused before the handshake, not "sorry" to every cube question
-    (["weights", "info", str(DEFAULT_WEIGHTS), "--write"], "weights info takes no --write"),  # was ignored
-    (["weights", "info", str(DEFAULT_WEIGHTS), "--games", "10"], "weights info takes no --games"),  # was ignored
-    (["weights", "info", str(DEFAULT_WEIGHTS), "--shipped", str(DEFAULT_WEIGHTS)], "takes no --shipped"),
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--write"], "unrecognized arguments: --write"),  # was ignored
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--games", "10"], "unrecognized arguments: --games"),  # was ignored
+    (["weights", "info", str(DEFAULT_WEIGHTS), "--shipped", str(DEFAULT_WEIGHTS)], "unrecognized arguments: --shipped"),
+    # an option of the other action was ignored: a fit started from the shipped net, not --weights
+    (["supervised", "fit", "--data", "d", "--out", "c.jgw", "--weights", str(DEFAULT_WEIGHTS)], "unrecognized"),
+    (["supervised", "fit", "--data", "d", "--out", "c.jgw", "--shards", "9"], "unrecognized arguments: --shards"),
+    (["supervised", "generate", "--data", "d", "--out", "c.jgw"], "unrecognized arguments: --out"),
     (["eval", "board:You:gnubg:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0"], "is a FIBS board"),
     (["bench", "arena", "--games", "3"], "give an even number"),  # it played 4
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "x.jgw", "--write"], "not both"),
+    # --to wrote over the shipped nets without the rule or the archive; and made missing folders anywhere
+    (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", str(SHIPPED_DIR / "volatility.jgw")], "shipped weights"),
+    (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "/nonexistent-jg/x.jgw"], "does not exist"),
+    (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", str(DEFAULT_WEIGHTS)], "the candidate itself"),
 ]
 
 
@@ -341,6 +349,7 @@ def test_promote_is_the_only_way_into_weights(capsys: pytest.CaptureFixture[str]
     run_file = tmp_path / "run.jgw"
     assert _train(capsys, run_file, "--games", "8")[0] == 0
     target = tmp_path / "shipped" / "default.jgw"
+    target.parent.mkdir()  # --to makes no folder (it made missing folders anywhere)
     code, out, _ = run_cli(capsys, "weights", "promote", str(run_file), "--to", str(target), "--json")
     assert code == 0 and json.loads(out)["promoted_to"] == str(target)
     header, tensors = decode_weights(target.read_bytes())

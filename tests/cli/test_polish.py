@@ -10,6 +10,7 @@ import pytest
 
 from cli.train import _cube_line
 from engine import MatchState, Position
+from nets.volnet import DEFAULT_VOLNET
 from tests.cli.helpers import assert_clean_error, run_cli
 from weights import DEFAULT_WEIGHTS
 
@@ -27,6 +28,18 @@ def test_weights_info_is_text_not_python(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and "contact net" in out and "hidden layers" in out
     for python in ("{", "}", "[", "None", "True", "False"):
         assert python not in out, python
+
+
+def test_weights_info_reads_the_shipped_volatility_net(capsys: pytest.CaptureFixture[str]) -> None:
+    """The docs call ``weights info`` the inspector of a weights file: it refused the volatility net (225 inputs)."""
+    code, out, _ = run_cli(capsys, "weights", "info", str(DEFAULT_VOLNET), "--json")
+    info = json.loads(out)
+    assert code == 0 and info["kind"] == "local-volatility" and set(info["nets"]) == {"contact", "race"}
+    assert all(n["n_inputs"] == 225 for n in info["nets"].values()) and info["positions"]["race"]["validation"] > 0
+    code, out, _ = run_cli(capsys, "weights", "info", str(DEFAULT_VOLNET))
+    assert code == 0 and "target" in out and "sigma_J" in out and "None" not in out
+    code, out, err = run_cli(capsys, "weights", "promote", str(DEFAULT_VOLNET), "--to", "never.jgw")
+    assert_clean_error(code, out, err, "local-volatility net", as_json=False)
 
 
 def test_no_cube_action_after_the_roll_or_when_the_game_is_over(capsys: pytest.CaptureFixture[str]) -> None:

@@ -294,3 +294,18 @@ def test_wildbgs_dialect_position_dice_go(engine: Engine) -> None:
 def test_wildbgs_dialect_refuses_what_it_cannot_answer(engine: Engine, script: list[str]) -> None:
     out, session, err = talk(engine, "newgame", *script, "isready")
     assert out == ["sorry", "readyok"] and session.sorry == 1 and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "refused",
+    ["XGID=bogus", "position gnubgid zzzz", "dice 7 1", "dice 5", "position startpos", "board:nonsense"],
+)
+def test_a_refused_position_or_dice_line_forgets_the_position_set(engine: Engine, refused: str) -> None:
+    """``go`` after a refused line answered for the position (and dice) set before it: bestmove 8/5 6/5."""
+    out, session, _ = talk(engine, "position gnubgid 4HPwATDgc/ABMA", "dice 3 1", refused, "go", "isready")
+    assert out == ["sorry", "sorry", "readyok"] and session.sorry == 2
+
+
+def test_a_refused_line_that_sets_nothing_keeps_the_position(engine: Engine) -> None:
+    out, session, _ = talk(engine, "position gnubgid 4HPwATDgc/ABMA", "dice 3 1", "hello", "go")
+    assert out[0] == "sorry" and out[1].startswith("bestmove ") and session.sorry == 1
