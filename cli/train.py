@@ -136,7 +136,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "cubeful self-play: the cube strategies of the two seats (one spec: both), e.g. "
             "janowski:0.7,jump:0.10:linear; none: cubeless (default for a new run; a resumed run keeps its own). "
             "jump-net takes the local volatility from the volatility net, jump-local from the training net's "
-            "441-roll lookahead where the decision depends on it (about 10 and 19 times janowski's CPU time per game)"
+            "441-roll lookahead where the decision depends on it (with the jump table cache warm, about 3.4 and 6.6 "
+            "times janowski's CPU time per game; docs/training.md)"
         ),
     )
     p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")

@@ -82,7 +82,7 @@ class RunawayGame(JumpgammonError):
 
 
 class NotSupported(JumpgammonError):
-    """A valid input that this program does not handle yet (a match score in a rollout, a pending double)."""
+    """A valid input that this program does not handle yet (in a rollout: a pending double, a score beyond the MET)."""
 
 
 def raised_by_interrupt(exc: BaseException) -> bool:
