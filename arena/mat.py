@@ -1,9 +1,11 @@
 """Tournament games in the Jellyfish ``.mat`` text format, as GNU Backgammon 1.07 imports it.
 
-One file per mirrored pair (``pair_000123.mat``): a money session (`` 0 point match``) of two
-games. Player A is the left column (gnubg's player 0, ``X``) and player B the right one in both
-games, whichever seat each sat in, so that the names and the session score stay with the
-players; the header of each game carries the score so far (points won by A and by B).
+Money games: one file per mirrored pair (``pair_000123.mat``), a money session (`` 0 point
+match``) of two games. Matches: one file per match (``match_000246.mat``, the pair's first match,
+then ``match_000247.mat``), an ``N point match`` of its games; gnubg works out the Crawford game
+from the scores. Player A is the left column (gnubg's player 0, ``X``) and player B the right one
+in every game, whichever seat each sat in, so that the names and the score stay with the players;
+the header of each game carries the score before it (points won by A and by B).
 
 What gnubg 1.07's ``import mat`` needs, and how it is written here (see
 ``tools/gnubg_fixtures/gen_mat_import.py`` and ``tests/fixtures/gnubg_mat_import.json``):
@@ -43,19 +45,20 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from arena.games import BlockResult
+from arena.matches import MatchBlockResult
 from engine.match import MAX_CUBE
 from engine.notation import BAR, OFF
 from engine.position import Position
 
 if TYPE_CHECKING:
-    from arena.games import BlockResult
     from arena.tournament import TournamentResult
 
 LEFT_WIDTH = 27  # the left cell's width, as gnubg writes it ("%3d) %-27s ")
@@ -168,22 +171,30 @@ def rules_comments(rules: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def session_text(games: Sequence[MatGame], players: tuple[str, str], rules: Mapping[str, Any] | None = None) -> str:
-    """The .mat text of a money session of ``games`` between ``players`` (A, B): A on the left in every game.
+def session_text(
+    games: Sequence[MatGame],
+    players: tuple[str, str],
+    rules: Mapping[str, Any] | None = None,
+    *,
+    match_length: int = 0,
+) -> str:
+    """The .mat text of ``games`` between ``players`` (A, B), A on the left in every game: a money session, or with
+    ``match_length`` the games of one match (the points a game brings beyond the length count for nothing).
 
     ``rules`` is a tournament's rules dict (``jacoby``, ``beavers``, ``max_cube``); missing keys mean off / 4096.
     """
     rules = rules or {}
     max_cube = int(rules.get("max_cube", MAX_CUBE))
     names = (mat_name(players[0]), mat_name(players[1]))
-    lines = [*rules_comments(rules), "", " 0 point match", ""]
+    lines = [*rules_comments(rules), "", f" {match_length} point match", ""]
     scores = [0, 0]  # points won so far by A and by B
     for number, game in enumerate(games, start=1):
         left = f"{names[0]} : {scores[0]}"
         lines += [f" Game {number}", f" {left:<{SCORE_WIDTH}} {names[1]} : {scores[1]}"]
         lines += game_lines(game.events, game.winner, game.points, left_seat=game.seat_of_a, max_cube=max_cube)
         lines.append("")
-        scores[game.winner ^ game.seat_of_a] += game.points
+        won = scores[game.winner ^ game.seat_of_a] + game.points
+        scores[game.winner ^ game.seat_of_a] = min(won, match_length) if match_length else won
     return "\n".join(lines) + "\n"
 
 
@@ -201,25 +212,50 @@ def pair_text(result: TournamentResult, block: BlockResult, first_game: int) -> 
     return session_text(block_games(block, first_game), (result.player_a, result.player_b), result.rules)
 
 
-def write_mat_files(
-    folder: Path, result: TournamentResult, blocks: list[BlockResult], progress: bool = False
-) -> list[Path]:
-    """Write one ``.mat`` file per pair into ``folder`` (created; filled atomically via a temporary folder).
+def pair_files(result: TournamentResult, blocks: Sequence[BlockResult]) -> Iterator[tuple[str, str]]:
+    """(file name, .mat text) of each mirrored pair of a money tournament, in order."""
+    for block in blocks:
+        for j in range(0, block.games, 2):
+            yield f"pair_{block.first_pair + j // 2:06d}.mat", pair_text(result, block, j)
 
-    Returns the paths of the files written; ``progress`` shows a bar of the files on stderr.
-    """
+
+def match_files(result: TournamentResult, blocks: Sequence[MatchBlockResult]) -> Iterator[tuple[str, str]]:
+    """(file name, .mat text) of each match of a match tournament, in order (match ``2 pair`` and ``2 pair + 1``)."""
+    assert result.match_length is not None
+    for block in blocks:
+        assert block.records is not None
+        for m, games in enumerate(block.records):
+            seat_of_a = int(block.seat_of_a[m])
+            text = session_text(
+                [MatGame.from_saved(game | {"seat_of_a": seat_of_a}) for game in games],
+                (result.player_a, result.player_b),
+                result.rules,
+                match_length=result.match_length,
+            )
+            yield f"match_{2 * block.first_pair + m:06d}.mat", text
+
+
+def write_mat_files(
+    folder: Path, result: TournamentResult, blocks: Sequence[BlockResult | MatchBlockResult], progress: bool = False
+) -> list[Path]:
+    """Write one ``.mat`` file per pair of money games, or per match, into ``folder`` (created; filled atomically
+    via a temporary folder). Returns the paths of the files written; ``progress`` shows a bar on stderr."""
+    files: Iterable[tuple[str, str]]
+    if result.match_length is None:
+        money = [b for b in blocks if isinstance(b, BlockResult)]
+        files, total = pair_files(result, money), sum(b.games // 2 for b in money)
+    else:
+        matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
+        files, total = match_files(result, matches), sum(b.matches for b in matches)
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
-    pairs = sum(block.games // 2 for block in blocks)
-    bar = tqdm(total=pairs, unit="file", desc=".mat files", disable=not progress, file=sys.stderr)
+    bar = tqdm(total=total, unit="file", desc=".mat files", disable=not progress, file=sys.stderr)
     try:
         written = []
-        for block in blocks:
-            for j in range(0, block.games, 2):
-                name = f"pair_{block.first_pair + j // 2:06d}.mat"
-                (staging / name).write_text(pair_text(result, block, j))
-                written.append(folder / name)
-                bar.update()
+        for name, text in files:
+            (staging / name).write_text(text)
+            written.append(folder / name)
+            bar.update()
         folder.mkdir(exist_ok=True)
         for path in staging.iterdir():
             os.replace(path, folder / path.name)

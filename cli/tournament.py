@@ -17,8 +17,16 @@ from arena.luck import LUCK_SCREEN
 from arena.mat import write_mat_files
 from arena.matches import MAX_MATCH_LENGTH
 from arena.stats import Equivalence
-from arena.tournament import BLOCK_PAIRS, money_blocks, plural
-from cli.common import CUBE_SPEC_RULE, add_json_argument, check_output_file, float_range, int_range, plays_cubeful
+from arena.tournament import BLOCK_PAIRS, plural
+from cli.common import (
+    CUBE_SPEC_RULE,
+    add_json_argument,
+    check_output_file,
+    float_range,
+    int_range,
+    path_arg,
+    plays_cubeful,
+)
 from cube.met import DEFAULT_MET
 from players import PLAYER_SPECS
 from players.cube import CUBE_SPECS
@@ -129,13 +137,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--checkpoint",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="FILE",
         help="keep finished blocks in FILE; the same command resumes a stopped run",
     )
-    p.add_argument("--save", type=Path, default=None, metavar="FILE", help="write every game as JSON lines")
-    p.add_argument("--mat", type=Path, default=None, metavar="DIR", help="write every game as Jellyfish .mat files")
+    p.add_argument("--save", type=path_arg, default=None, metavar="FILE", help="write every game as JSON lines")
+    p.add_argument(
+        "--mat",
+        type=path_arg,
+        default=None,
+        metavar="DIR",
+        help="write every game as Jellyfish .mat files (one a pair; one a match with --match-length)",
+    )
     add_json_argument(p)
     p.set_defaults(func=run)
 
@@ -169,7 +183,6 @@ def _check_match_options(args: argparse.Namespace) -> None:
         (args.games, "--games (money games; count matches with --matches)"),
         (args.jacoby or None, "--jacoby"),
         (args.beavers or None, "--beavers"),
-        (args.mat, "--mat (money sessions only)"),
     ):
         if value is not None:
             raise ValueError(f"--match-length cannot be combined with {option}")
@@ -214,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         save_games(args.save, result, blocks)
     if args.mat is not None:
-        write_mat_files(args.mat, result, money_blocks(blocks), progress=True)
+        write_mat_files(args.mat, result, blocks, progress=True)
     written = _written(args, time.perf_counter() - started)
     equivalence = result.equivalence(margin) if margin is not None else None
     untested = f"the result has no SE ({NO_SE})"

@@ -83,9 +83,14 @@ def first_difference(expected: Sequence[object], got: Sequence[object]) -> int:
 
 
 def readback_mismatches(
-    games: Sequence[MatGame], players: tuple[str, str], readback: dict[str, Any], max_cube: int = MAX_CUBE
+    games: Sequence[MatGame],
+    players: tuple[str, str],
+    readback: dict[str, Any],
+    max_cube: int = MAX_CUBE,
+    match_length: int = 0,
 ) -> list[str]:
-    """How gnubg's read-back of a session differs from its recorded games (empty when it read them all right)."""
+    """How gnubg's read-back of a session (or of a match) differs from its recorded games (empty when it read them
+    all right)."""
     problems = []
     if readback["messages"]:
         problems.append(f"gnubg printed {readback['messages']!r} on import")
@@ -108,7 +113,7 @@ def readback_mismatches(
         got_result = {key: read[key] for key in result}
         if got_result != result:
             problems.append(f"game {number}: gnubg read {got_result}, recorded {result}")
-        score[winner] += game.points
+        score[winner] = min(score[winner] + game.points, match_length) if match_length else score[winner] + game.points
     return problems
 
 
@@ -142,6 +147,23 @@ def test_gnubg_read_every_move_cube_action_and_result_as_recorded(index: int) ->
     session = FIXTURE["sessions"][index]
     players = (session["players"][0], session["players"][1])
     assert readback_mismatches(session_games(session), players, session["gnubg"], session["rules"]["max_cube"]) == []
+
+
+@pytest.mark.parametrize("index", range(len(FIXTURE["matches"])))
+def test_a_match_is_written_as_the_text_gnubg_imported_and_read_as_played(index: int) -> None:
+    """One file per match: gnubg 1.07 read every move, cube action, result, score and Crawford flag as played."""
+    match = FIXTURE["matches"][index]
+    games, players, length = session_games(match), (match["players"][0], match["players"][1]), match["match_length"]
+    assert session_text(games, players, match["rules"], match_length=length) == "\n".join(match["mat"]) + "\n"
+    assert readback_mismatches(games, players, match["gnubg"], match_length=length) == []
+    assert [g["crawford"] for g in match["gnubg"]["games"]] == [r["crawford"] for r in match["records"]]
+
+
+def test_the_match_fixture_covers_crawford_cube_actions_and_points_past_the_length() -> None:
+    records = [r for m in FIXTURE["matches"] for r in m["records"]]
+    assert any(r["crawford"] for r in records) and any(r["away"][0] == 1 or r["away"][1] == 1 for r in records)
+    assert {"double", "take", "pass"} <= {e[1] for r in records for e in r["events"]}
+    assert any(r["points"] > min(r["away"]) for r in records)  # a gammon or cube worth more than the winner needed
 
 
 def test_the_read_back_check_notices_a_changed_record() -> None:

@@ -63,7 +63,7 @@ PLAYER_COLUMN = {"X": 0, "O": 1}
 # (a, a_cube, b, b_cube, games, seed, beavers, jacoby): chosen (by trying seeds) so that the games
 # hold every item of REQUIRED_COVERAGE.
 TOURNAMENTS = [
-    ("net@0", "dead", "net@0", "live", 8, 3, True, False),
+    ("net@0", "dead", "net@0", "live", 8, 7, True, False),
     ("net@0", "none", "net@0", "janowski:0.7", 4, 2, False, True),
     ("net@0", "janowski:0.7", "net@0", "dead", 4, 4, False, False),
 ]
@@ -71,6 +71,13 @@ REQUIRED_COVERAGE = [
     "double", "take", "pass", "beaver", "gammon", "backgammon", "jacoby_single", "dance", "hit",
     "enter", "bearoff", "drop_left", "drop_right",
 ]  # fmt: skip
+# Matches (one .mat file per match): (a, a_cube, b, b_cube, matches, seed, match length); they must hold
+# every item of MATCH_COVERAGE.
+MATCH_TOURNAMENTS = [
+    ("net@0", "gnubg-match", "net@0", "jump-match", 6, 3, 5),
+    ("pubeval", "none", "net@0", "gnubg-match", 4, 1, 3),
+]
+MATCH_COVERAGE = ["crawford", "post_crawford", "double", "take", "pass", "gammon", "points_past_the_length"]
 
 
 # ---------------------------------------------------------------------------
@@ -114,6 +121,7 @@ def read_back(path, jacoby):
         games.append(
             {
                 "score": [int(info["score-X"]), int(info["score-O"])],
+                "crawford": bool(info.get("crawford", False)),
                 "winner": PLAYER_COLUMN.get(info.get("winner"), -1),
                 "points": int(info.get("points-won", 0)),
                 "resigned": bool(info.get("resigned", False)),
@@ -220,6 +228,37 @@ def check_session(session):
             raise RuntimeError("%s game %d: gnubg scored %s" % (where, number, (read["winner"], read["points"])))
 
 
+def check_match(session):
+    """Raise unless gnubg read a match's games as played and each game's score and Crawford flag as recorded."""
+    check_session(session)
+    length = session["match_length"]
+    for number, (game, read) in enumerate(zip(session["records"], session["gnubg"]["games"], strict=True), start=1):
+        seat_a = game["seat_of_a"]
+        score = [length - game["away"][seat_a], length - game["away"][1 - seat_a]]
+        if read["score"] != score or read["crawford"] != game["crawford"]:
+            raise RuntimeError(
+                "%s game %d: gnubg read score %s Crawford %s, played at %s Crawford %s"
+                % (session["file"], number, read["score"], read["crawford"], score, game["crawford"])
+            )
+
+
+def match_coverage(sessions):
+    """How often each item of MATCH_COVERAGE occurs in the matches' games."""
+    counts = dict.fromkeys(MATCH_COVERAGE, 0)
+    for session in sessions:
+        crawford_seen = False
+        for game in session["records"]:
+            crawford_seen |= game["crawford"]
+            counts["crawford"] += game["crawford"]
+            counts["post_crawford"] += crawford_seen and not game["crawford"]
+            counts["gammon"] += not game["passed"] and game["multiplier"] > 1
+            counts["points_past_the_length"] += game["points"] > min(game["away"])
+            for event in game["events"]:
+                if event[1] in ("double", "take", "pass"):
+                    counts[event[1]] += 1
+    return counts
+
+
 def compact_json(value, indent=0):
     """JSON with every list or object that fits in 110 characters on one line (deterministic, diff-friendly)."""
     flat = json.dumps(value)
@@ -277,12 +316,42 @@ def driver_main():
                     }
                 )
                 jobs.append({"mat": str(path), "jacoby": jacoby})
+        matches = []
+        for number, (a, a_cube, b, b_cube, count, seed, length) in enumerate(MATCH_TOURNAMENTS):
+            config = TournamentConfig(
+                PlayerSpec(a, a_cube), PlayerSpec(b, b_cube), count, seed=seed, rules=Rules(True), match_length=length
+            )
+            result, blocks = run_tournament(config, record=True, progress=False)
+            mat_folder = Path(folder) / ("m%d" % number)
+            paths = write_mat_files(mat_folder, result, blocks)
+            save_games(mat_folder / "matches.jsonl", result, blocks)
+            lines = (mat_folder / "matches.jsonl").read_text().splitlines()
+            saved = [json.loads(line) for line in lines[1:]]
+            tournaments.append(
+                {"a": a, "a_cube": a_cube, "b": b, "b_cube": b_cube, "matches": count, "seed": seed,
+                 "match_length": length}
+            )  # fmt: skip
+            for line, path in zip(saved, paths, strict=True):
+                matches.append(
+                    {
+                        "tournament": len(tournaments) - 1,
+                        "file": path.name,
+                        "players": [result.player_a, result.player_b],
+                        "match_length": length,
+                        "rules": result.rules,
+                        "mat": path.read_text().splitlines(),
+                        "records": [game | {"seat_of_a": line["seat_of_a"]} for game in line["games"]],
+                    }
+                )
+                jobs.append({"mat": str(path), "jacoby": False})
         readback = run_gnubg_import(jobs, folder)
-    for session, read in zip(sessions, readback["sessions"], strict=True):
+    for session, read in zip(sessions + matches, readback["sessions"], strict=True):
         session["gnubg"] = read
-        check_session(session)
+        (check_match if "match_length" in session else check_session)(session)
     counts = coverage(sessions)
     missing = [item for item in REQUIRED_COVERAGE if not counts[item]]
+    match_counts = match_coverage(matches)
+    missing += [item for item in MATCH_COVERAGE if not match_counts[item]]
     if missing:
         raise RuntimeError("the tournaments lack %s: choose other seeds" % missing)
     fixture = {
@@ -291,6 +360,8 @@ def driver_main():
         "tournaments": tournaments,
         "coverage": counts,
         "sessions": sessions,
+        "match_coverage": match_counts,
+        "matches": matches,
     }
     path = os.path.join(os.getcwd(), "tests", "fixtures", FIXTURE)
     with open(path, "w") as f:
