@@ -94,21 +94,21 @@ def _events(raw: Sequence[Any], seat_of_a: int, where: str) -> tuple[Event, ...]
     out = []
     for k, event in enumerate(raw, start=1):
         at = f"{where} event {k}"
-        if not isinstance(event, list) or len(event) < 2 or event[1] not in _KINDS or not isinstance(event[0], int):
+        if not isinstance(event, list) or len(event) < 2 or event[1] not in _KINDS or not _is_int(event[0]):
             raise InvalidRecord(
                 f"{at}: expected [seat, 'roll' | 'double' | 'take' | 'pass' | 'beaver', ...], got {event}"
             )
         player = _seat(event[0], at) ^ seat_of_a
         kind = _KINDS[event[1]]
         if kind is Action.ROLL:
-            if len(event) != 5 or not all(isinstance(d, int) for d in event[2:4]) or not isinstance(event[4], str):
+            if len(event) != 5 or not all(_is_int(d) for d in event[2:4]) or not isinstance(event[4], str):
                 raise InvalidRecord(f"{at}: expected [seat, 'roll', die, die, position ID], got {event!r}")
             d1, d2 = int(event[2]), int(event[3])
             if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
                 raise InvalidRecord(f"{at}: dice {d1}{d2} are not two dice 1-6")
             out.append(Event(player, kind, at, dice=(d1, d2), child_id=event[4]))
         elif kind is Action.DOUBLE:
-            if len(event) != 3 or not isinstance(event[2], int):
+            if len(event) != 3 or not _is_int(event[2]):
                 raise InvalidRecord(f"{at}: expected [seat, 'double', cube], got {event!r}")
             out.append(Event(player, kind, at, cube=int(event[2])))
         else:
@@ -126,6 +126,11 @@ def _json(line: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidRecord(f"{where}: expected a JSON object, got {type(value).__name__}")
     return value
+
+
+def _is_int(value: Any) -> bool:
+    """A JSON integer (``true`` and ``false`` are Python ints too, and are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _field(record: Mapping[str, Any], key: str, kind: type, where: str) -> Any:

@@ -12,6 +12,7 @@ independent (they come from many games; decisions of one game are mildly correla
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -52,10 +53,12 @@ class MoveErrorSet:
             raise JumpgammonError(
                 f"move-error set {str(file)!r} does not exist (tools/gnubg_fixtures/gen_move_errors.py writes it)"
             )
+        if not zipfile.is_zipfile(file):  # else numpy reads it as a pickle and says so
+            raise JumpgammonError(f"move-error set {str(file)!r} is not an .npz archive")
         try:
-            with np.load(file) as z:
+            with np.load(file, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise JumpgammonError(f"move-error set {str(file)!r} cannot be read: {exc}") from None
         keys = ("position_ids", "dice", "gnubg_class", "offsets", "child_ids", "equity2", "equity0", "meta")
         missing = [k for k in keys if k not in data]

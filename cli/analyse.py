@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from analysis.analyse import analyse_file
 from analysis.cubemodel import money_cube_model
 from analysis.html import render_html
 from analysis.report import format_text, to_json
-from cli.common import PLIES, add_json_argument, add_met_argument, check_output_file, existing_file, int_range
+from cli.common import PLIES, add_json_argument, add_met_argument, check_output_file, existing_file, int_range, path_arg
 from cube.met import met_by_name
 from nets import load_evaluator
 from nets.weights import write_atomic
@@ -63,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the report is the same"
         ),
     )
-    p.add_argument("--html", type=Path, default=None, metavar="FILE", help="also write a self-contained HTML page")
+    p.add_argument("--html", type=path_arg, default=None, metavar="FILE", help="also write a self-contained HTML page")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_met_argument(p)
     add_json_argument(p)

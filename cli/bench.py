@@ -6,13 +6,21 @@ import argparse
 import datetime
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.speed import bench_eval, bench_movegen
-from cli.common import PLIES, add_json_argument, existing_file, fill_defaults, given_options, int_range, torch_device
+from cli.common import (
+    PLIES,
+    add_json_argument,
+    existing_file,
+    fill_defaults,
+    given_options,
+    int_range,
+    path_arg,
+    torch_device,
+)
 from players.specs import weights_identity
 from weights import DEFAULT_WEIGHTS
 
@@ -44,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--weights", type=existing_file, default=None, help="weights file for eval, gnubg, moves and labels")
     p.add_argument(
-        "--labels", type=Path, default=None, help="labels: a rollout-label folder (`jumpgammon label --out`)"
+        "--labels", type=path_arg, default=None, help="labels: a rollout-label folder (`jumpgammon label --out`)"
     )
     p.add_argument(
         "--against",
@@ -88,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-fit", action="store_true", help="cube-bearoff: skip the search for the best alpha and x")
     p.add_argument(
         "--out",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="DIR",
         help="cube-bearoff: also write cube_bearoff.json and cube_bearoff.md into DIR (e.g. results/benchmarks)",

@@ -48,6 +48,13 @@ def float_range(low: float, high: float, *, low_open: bool = False, high_open: b
     return parse
 
 
+def path_arg(text: str) -> Path:
+    """An argparse type for a file or folder to write or read: any path but an empty one (which reads as '.')."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path")
+    return Path(text)
+
+
 def existing_file(text: str) -> Path:
     """An argparse type for a path that must name an existing regular file."""
     path = Path(text)

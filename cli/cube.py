@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from cli.common import add_json_argument, float_range, int_range
+from cli.common import add_json_argument, check_output_file, float_range, int_range
 from cube.distributions import DISTRIBUTIONS
 from cube.points import POINT_MEANINGS, POINT_NAMES
-from cube.report import MODELS, plot_equities, report
+from cube.report import MODELS, PLOT_FORMATS, plot_equities, report
 from cube.states import CubeState
+from nets.weights import write_atomic
 
 EPILOG = """examples:
   jumpgammon cube --W 1.4 --L 1.2 --model jump-linear --alpha 0.1
@@ -64,13 +66,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jacoby", action="store_true", help="Jacoby rule")
     p.add_argument("--beavers", action="store_true", help="beavers allowed")
     p.add_argument("--at", default=None, help="comma-separated P values, e.g. 0.3,0.5,0.7 (default: none)")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the three equity curves")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the three equity curves (.png, .svg or .pdf)")
     add_json_argument(p)
     p.set_defaults(func=run)
 
 
 def _fmt(v: float | None, nd: int = 4) -> str:
     return "-" if v is None else f"{v:.{nd}f}"
+
+
+def _plot_file(text: str | None) -> Path | None:
+    """The ``--plot`` file, checked before any work: a writable file in an existing folder, named .png, .svg or .pdf."""
+    if text is None:
+        return None
+    path = Path(text)
+    if not text.strip() or path.suffix[1:].lower() not in PLOT_FORMATS:
+        raise ValueError(f"--plot {text!r}: give a file ending in {', '.join('.' + f for f in PLOT_FORMATS)}")
+    check_output_file(path, "--plot")
+    return path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
         "statistical": args.statistical,
         "N": args.grid,
     }
+    plot = _plot_file(args.plot)
     text = args.at or ""
     at = [s.strip() for s in text.split(",") if s.strip()]
     if args.at is not None and not at:
         raise ValueError(f"--at {args.at!r} names no P value (give e.g. 0.3,0.5,0.7)")
     rep = report(args.model, args.W, args.L, at, jacoby=args.jacoby, beavers=args.beavers, **model_args)
-    if args.plot:
-        plot_equities(args.model, rep.W, rep.L, args.plot, jacoby=args.jacoby, **model_args)
+    if plot is not None:
+        picture = plot_equities(args.model, rep.W, rep.L, jacoby=args.jacoby, fmt=plot.suffix[1:].lower(), **model_args)
+        write_atomic(plot, picture)
     if args.json:
         print(json.dumps(rep.as_dict()))
         return 0

@@ -20,7 +20,7 @@ from benchmarks.experiments.local import run_local
 from benchmarks.experiments.remote import run_remote
 from benchmarks.experiments.sweep import GAMES_PER_BLOCK, SweepSettings
 from benchmarks.experiments.volnet import run_volnet
-from cli.common import add_json_argument, existing_file, float_range, int_range
+from cli.common import add_json_argument, existing_file, float_range, int_range, path_arg
 from engine.position import PhaseName
 from nets.evaluator import load_evaluator
 from players.specs import net_spec
@@ -119,7 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=path_arg,
         required=True,
         metavar="DIR",
         help="the experiments' folder: NAME's results are read from and written to DIR/NAME "
@@ -137,7 +137,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--until-se", type=float_range(0.0, 1.0, low_open=True), default=0.01, help="SE target of ND and DT"
     )
     cube_errors.add_argument(
-        "--models", type=_models, default=DEFAULT_MODELS, metavar="SPEC,...", help="cube specs to score"
+        "--models", type=_models, default=",".join(DEFAULT_MODELS), metavar="SPEC,...", help="cube specs to score"
     )
     cube_errors.add_argument(
         "--ray", default=None, metavar="ADDRESS", help="shards as Ray tasks (auto, local, HOST:PORT)"

@@ -9,10 +9,9 @@ from typing import Any
 from cli.common import add_json_argument, int_range
 from cube.states import CubeState
 from engine import FibsBoard, GameState, MatchState, Position, board_text, parse_id_pair
-from engine.match import JACOBY_OFF_BIT, MAX_CUBE
+from engine.match import BARE_ID_STATE, JACOBY_OFF_BIT, MAX_CUBE
 
 # The state of a bare position ID, as gnubg's ``show board`` draws it: a money game, player 1 (X) on roll.
-BARE = MatchState(on_roll=1, turn=1)
 RESIGNATIONS = ("none", "single", "gammon", "backgammon")
 # Nobody owns the cube: spelled as the cube state everywhere else ("centered"); gnubg's "centre" is read too.
 CENTERED = CubeState.CENTERED.value
@@ -106,9 +105,9 @@ def base_state(args: argparse.Namespace) -> tuple[Position, MatchState]:
         board = FibsBoard.parse(args.fibs)
         return board.position(), board.match_state()
     if args.id is None:
-        return Position.initial(), BARE
+        return Position.initial(), BARE_ID_STATE
     position, match = parse_id_pair(args.id, playable=False)
-    return position, match if match is not None else BARE
+    return position, match if match is not None else BARE_ID_STATE
 
 
 def build(args: argparse.Namespace) -> tuple[Position, MatchState]:
@@ -166,7 +165,7 @@ def fields(m: MatchState) -> dict[str, Any]:
 
 def rebuild_options(position: Position, m: MatchState) -> list[str]:
     """Arguments of ``jumpgammon id`` that give this position and match state again (defaults left out)."""
-    f, bare = fields(m), fields(BARE)
+    f, bare = fields(m), fields(BARE_ID_STATE)
     out = [position.id]
     for name in ("match_length", "score", "cube_value", "cube_owner", "on_roll", "dice"):
         if f[name] != bare[name]:

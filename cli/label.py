@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from cli.common import add_json_argument, existing_file, float_range, int_range
+from cli.common import add_json_argument, existing_file, float_range, int_range, path_arg
 from training.rollout_labels import LabelConfig, Selection, label
 
 DEFAULTS = LabelConfig(out=Path("runs/labels"), shards=1)
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "and the net's SHA-256; a rerun writes only the missing shards. Probabilities are the side on roll's."
         ),
     )
-    p.add_argument("--out", type=Path, required=True, help="data folder (e.g. runs/labels/NAME; not in a package)")
+    p.add_argument("--out", type=path_arg, required=True, help="data folder (e.g. runs/labels/NAME; not in a package)")
     p.add_argument("--shards", type=int_range(1, 1_000_000), required=True, help="the data set's size in shards")
     p.add_argument("--weights", type=existing_file, default=None, help="the labelling net (default: the shipped one)")
     p.add_argument("--rows", type=int_range(1, 100_000), default=DEFAULTS.rows, help="positions labelled per shard")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import numpy as np
+
 from cli.common import add_json_argument, int_range
 from cube.met import DEFAULT_MET, GNUBG_MAX_LENGTH, PUBLISHED_METS, MatchEquityTable, keith_met, met_by_name
 
@@ -59,7 +61,7 @@ def table_for(args: argparse.Namespace) -> MatchEquityTable:
     if args.keith is not None:
         gammons, backgammons = args.keith
         return keith_met(gammons, backgammons, args.length)
-    return met_by_name(args.met or DEFAULT_MET).truncated(args.length)
+    return met_by_name(DEFAULT_MET if args.met is None else args.met).truncated(args.length)  # '' is refused
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,7 +69,12 @@ def run(args: argparse.Namespace) -> int:
     table = table_for(args)
     if args.json:
         out = table.as_dict()
-        print(json.dumps({k: out[k] for k in ("name", "source", "length", "pre_crawford", "post_crawford")}))
+        js = {k: out[k] for k in ("name", "source", "length", "pre_crawford", "post_crawford")}
+        js["unit"] = "equity" if args.equity else "mwc"  # equity: 2 MWC - 1, as the text prints it
+        if args.equity:
+            js["pre_crawford"] = (2.0 * np.asarray(js["pre_crawford"]) - 1.0).tolist()
+            js["post_crawford"] = (2.0 * np.asarray(js["post_crawford"]) - 1.0).tolist()
+        print(json.dumps(js))
         return 0
 
     def cell(mwc: float) -> str:

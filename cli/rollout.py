@@ -48,6 +48,7 @@ from cli.common import (
     existing_file,
     float_range,
     int_range,
+    path_arg,
     plays_cubeful,
 )
 from cube.met import DEFAULT_MET
@@ -112,7 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="MOVE",
         help='roll out this play of the match ID\'s dice, e.g. "24/18 13/11" (repeat for each candidate)',
     )
-    p.add_argument("--filter-plies", type=PLIES, default=0, help="depth of the --plays filter, 0-2 (default 0)")
+    p.add_argument("--filter-plies", type=PLIES, default=None, help="depth of the --plays filter, 0-2 (default 0)")
     p.add_argument("--level", default=None, choices=list(LEVELS), help="a named level (the options below override it)")
     p.add_argument("--plies", type=PLIES, default=None, help="depth of the players' move choice, 0-2 (default 0)")
     p.add_argument("--cube-plies", type=PLIES, default=None, help="depth of the cube decisions (default --plies)")
@@ -127,7 +128,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--settle", type=POSITIVE, default=None, metavar="K", help="stop once the best is ahead by K paired SEs"
     )
     p.add_argument("--max-seconds", type=POSITIVE, default=None, metavar="S", help="stop after about S seconds")
-    p.add_argument("--save", default=None, metavar="FILE", help="save the rollout (every trial) to FILE (.npz)")
+    p.add_argument(
+        "--save", type=path_arg, default=None, metavar="FILE", help="save the rollout (every trial) to FILE (.npz)"
+    )
     p.add_argument(
         "--resume", type=existing_file, default=None, metavar="FILE", help="continue a saved rollout to --trials"
     )
@@ -204,6 +207,7 @@ def new_request(args: argparse.Namespace) -> Request:
         if getattr(args, name) is not None
     }
     config = replace(config, **chosen)
+    _refuse_unread(args, config, plays)
     kind = RolloutKind.CUBE_DECISION if args.cube_decision else RolloutKind.PLAYS if plays else RolloutKind.POSITIONS
     moves: list[str] = []
     if kind is RolloutKind.PLAYS:
@@ -211,10 +215,25 @@ def new_request(args: argparse.Namespace) -> Request:
             moves = [c.move for c in named_candidates(starts[0], args.moves)]
         else:
             evaluator = build_player(config)[1]
-            moves = [c.move for c in filtered_candidates(evaluator, starts[0], args.plays, args.filter_plies)]
+            moves = [c.move for c in filtered_candidates(evaluator, starts[0], args.plays, args.filter_plies or 0)]
     elif kind is RolloutKind.CUBE_DECISION:
         branch_starts(starts)  # "cube not available" before any trial
     return Request(kind, texts, starts, moves, config)
+
+
+def _refuse_unread(args: argparse.Namespace, config: RolloutConfig, plays: bool) -> None:
+    """Refuse an option this rollout would not read (it was ignored), naming it and what it needs."""
+    unread = [
+        ("--beavers", args.beavers and not config.cubeful, "a cube in play (--cubeful, --cube or --cube-decision)"),
+        ("--beavers", args.beavers and config.met is not None, "a money game (no beavers in a match)"),
+        ("--cube-plies", args.cube_plies is not None and not config.cubeful, "a cube in play"),
+        ("--filter-plies", args.filter_plies is not None and args.plays is None, "--plays N"),
+        ("--truncate-plies", args.truncate_plies is not None and config.truncate is None, "--truncate N"),
+        ("--late-plies", args.late_plies is not None and config.late_after is None, "--late-after M"),
+    ]
+    for option, ignored, needs in unread:
+        if ignored:
+            raise ValueError(f"{option} needs {needs}: without it the option would be ignored")
 
 
 def resumed_request(args: argparse.Namespace) -> Request:
@@ -248,7 +267,7 @@ def resumed_request(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     """Roll out and report; returns 0."""
-    check_output_file(None if args.save is None else Path(args.save), "--save", make_folder=True)
+    check_output_file(args.save, "--save", make_folder=True)
     request = resumed_request(args) if args.resume is not None else new_request(args)
     config = request.config
     stop = None

@@ -6,11 +6,11 @@ import argparse
 import json
 
 from cli.common import ID_METAVAR
-from engine import MatchState, board_text, parse_id_pair
+from engine import board_text, parse_id_pair
 from engine.errors import InvalidMatchState
+from engine.match import BARE_ID_STATE
 
 # The state of a bare position ID, as ``show`` draws it: a money game, player 1 (X) on roll, Jacoby rule on.
-BARE = MatchState(on_roll=1, turn=1)
 
 
 EPILOG = """\
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the board, its XGID (``--xgid``) or its JSON description; returns 0."""
     position, match = parse_id_pair(args.id)
     try:
-        xgid: str | None = position.to_xgid(match if match is not None else BARE)
+        xgid: str | None = position.to_xgid(match if match is not None else BARE_ID_STATE)
     except InvalidMatchState:  # a valid gnubg state XG cannot write (e.g. turn and roller differ)
         if args.xgid:  # asked for: the error names the state
             raise
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "position_id": position.id,
-                    "match_id": match.id if match else None,
+                    "match_id": (match or BARE_ID_STATE).id,  # the match ID the board shows
                     "xgid": xgid,
                     "board": list(position.board),
                     "pips": {"on_roll": own, "opponent": opp},

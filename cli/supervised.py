@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from cli.common import add_json_argument, existing_file, float_range, int_range
+from cli.common import add_json_argument, existing_file, float_range, int_range, path_arg
 from cli.train import encoding_name, hidden_widths
 from engine.position import PhaseName
 from nets.evaluator import ALL_NETS, PHASE_NETS
@@ -46,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = actions.add_parser(
         "generate", help="self-play positions labelled by a lookahead, as shards", epilog=EPILOG, description=GENERATE
     )
-    g.add_argument("--data", type=Path, action="append", required=True, help="the data folder the shards go to")
+    g.add_argument("--data", type=path_arg, action="append", required=True, help="the data folder the shards go to")
     add_json_argument(g)
     g.add_argument("--shards", type=int_range(1, 100_000), default=1, help="the data set's size in shards, in total")
     g.add_argument(
@@ -86,13 +85,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument(
         "--data",
-        type=Path,
+        type=path_arg,
         action="append",
         required=True,
         help="data folder (repeat to pool; 'jumpgammon label' folders of rollout labels are pooled too)",
     )
     add_json_argument(f)
-    f.add_argument("--out", type=Path, default=None, help="the candidate weights file (not in weights/)")
+    f.add_argument("--out", type=path_arg, default=None, help="the candidate weights file (not in weights/)")
     f.add_argument("--start", type=existing_file, default=None, help="weights to start from (default shipped)")
     f.add_argument("--widen-contact", type=hidden_widths, default=None, help="grow the contact net to these widths")
     f.add_argument("--widen-race", type=hidden_widths, default=None, help="grow the race net to these widths")
@@ -142,7 +141,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument(
         "--exclude",
-        type=Path,
+        type=path_arg,
         action="append",
         default=[],
         help="held-out folder (labels or shards; repeatable): its boards are left out of the fit (default none)",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament import plural
-from cli.common import add_json_argument, check_output_file, float_range, int_range, torch_device
+from cli.common import add_json_argument, check_output_file, float_range, int_range, path_arg, torch_device
 from engine.errors import InvalidSpec
 from nets.encoding import Encoding
 from nets.mlp import MAX_LAYERS, MAX_WIDTH
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
     )
     d = TrainConfig(out=Path("run.jgw"))
-    p.add_argument("--out", type=Path, required=True, help="the run's checkpoint file (not in weights/)")
+    p.add_argument("--out", type=path_arg, required=True, help="the run's checkpoint file (not in weights/)")
     p.add_argument("--games", type=int_range(1), default=d.games, help="the run's target in games, in total")
     p.add_argument(
         "--parallel",
@@ -98,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--start",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="WEIGHTS",
         help="a new run starts from these nets (e.g. weights/default.jgw to train the shipped net on) "
@@ -140,7 +140,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "times janowski's CPU time per game; docs/training.md)"
         ),
     )
-    p.add_argument("--log", type=Path, default=None, help="JSON-lines progress log")
+    p.add_argument("--log", type=path_arg, default=None, help="JSON-lines progress log")
     p.add_argument("--device", type=torch_device, default="cpu", help="torch device: cpu, cuda, cuda:N")
     p.add_argument(
         "--threads",

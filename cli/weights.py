@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.promotion import PromotionConfig, judge
-from cli.common import add_json_argument, check_output_file, existing_file, int_range
+from cli.common import add_json_argument, check_output_file, existing_file, int_range, path_arg
 from cli.tournament import even_games
 from engine.errors import JumpgammonError
 from nets.evaluator import TRAINING_PREFIX, load_evaluator
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     promote.add_argument("file", type=existing_file, metavar="CANDIDATE")
     promote.add_argument(
-        "--to", type=Path, default=None, help="write the nets to this file as they are, without the rule"
+        "--to", type=path_arg, default=None, help="write the nets to this file as they are, without the rule"
     )
     promote.add_argument("--games", type=even_games, default=4000, help="head-to-head games (default 4000)")
     promote.add_argument("--seed", type=int_range(0, 2**63 - 1), default=1, help="the games' seed (default 1)")
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     promote.add_argument("--write", action="store_true", help="replace the shipped net if the rule is met")
     promote.add_argument(
-        "--archive", type=Path, default=ARCHIVE, help=f"with --write: where the old net is kept (default {ARCHIVE})"
+        "--archive", type=path_arg, default=ARCHIVE, help=f"with --write: where the old net is kept (default {ARCHIVE})"
     )
     add_json_argument(promote)
 

@@ -26,8 +26,9 @@ def as_float_array(value: ArrayLike, name: str) -> FloatArray:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise CubeInputError(f"{name} must be numeric, got {value!r}") from exc
-    if not np.all(np.isfinite(arr)):
-        raise CubeInputError(f"{name} must be finite, got {value!r}")
+    finite = np.isfinite(arr)
+    if not np.all(finite):  # the first offending value, not the repr of a whole array
+        raise CubeInputError(f"{name} must be finite, got {_first_bad(arr, ~finite)!r}")
     return arr
 
 

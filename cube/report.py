@@ -5,9 +5,9 @@ This is the library side of ``jumpgammon cube``; the CLI only parses and prints.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -26,7 +26,7 @@ from cube.jump_numerical import solve_cached
 from cube.points import POINT_NAMES, DecisionPoints, EquityCurves
 from cube.states import CubeState
 
-__all__ = ["MODELS", "CubeReport", "implied_indices", "make_model", "plot_equities", "report"]
+__all__ = ["MODELS", "PLOT_FORMATS", "CubeReport", "implied_indices", "make_model", "plot_equities", "report"]
 
 MODELS: tuple[str, ...] = (
     "dead",
@@ -187,7 +187,7 @@ def report(
             p = float(text)
         except ValueError as exc:
             raise CubeInputError(f"--at value {text!r} is not a number") from exc
-        pa = check_probability(np.array([p]), "P")
+        pa = check_probability(np.array([p]), f"--at value {text!r}: P")
         equity_at[text] = {
             CubeState.CENTERED: float(curves.centered(pa)[0]),
             CubeState.OWNED: float(curves.owned(pa)[0]),
@@ -211,11 +211,20 @@ def report(
     return CubeReport(model, W_, L_, params, pts, ix1, ix2, equity_at)
 
 
-def plot_equities(model: str, W: float, L: float, path: str, *, jacoby: bool = False, **model_args: Any) -> None:
-    """Draw the centred, owned and unavailable equities against P to ``path`` (PNG).
+#: the picture formats :func:`plot_equities` draws (file suffixes)
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def plot_equities(
+    model: str, W: float, L: float, *, jacoby: bool = False, fmt: str = "png", **model_args: Any
+) -> bytes:
+    """The centred, owned and unavailable equities against P drawn in ``fmt`` (:data:`PLOT_FORMATS`); returns the
+    picture's bytes.
 
     Like Figure 3 of Higgins (2012).  Needs matplotlib (the optional ``plot`` extra).
     """
+    if fmt not in PLOT_FORMATS:
+        raise CubeInputError(f"plot format {fmt!r} is not one of {', '.join(PLOT_FORMATS)}")
     try:
         import matplotlib
 
@@ -242,10 +251,10 @@ def plot_equities(model: str, W: float, L: float, path: str, *, jacoby: bool = F
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    tmp = Path(path).with_name(Path(path).name + ".tmp")  # never a half-written picture at ``path``
-    fig.savefig(tmp, dpi=110, format=Path(path).suffix.lstrip(".").lower() or "png")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format=fmt)
     plt.close(fig)
-    tmp.replace(path)
+    return buffer.getvalue()
 
 
 assert set(POINT_NAMES) == set(DecisionPoints.__dataclass_fields__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.match import MatchState
+from engine.match import BARE_ID_STATE, MatchState
 from engine.position import Position
 
 _TOP_LABELS = "+13-14-15-16-17-18------19-20-21-22-23-24-+"
@@ -40,7 +40,7 @@ def board_text(
 
     ``position`` is seen from the side on roll, which is ``match.on_roll`` (player 1 if no match).
     """
-    m = match if match is not None else MatchState(on_roll=1, turn=1)
+    m = match if match is not None else BARE_ID_STATE
     x_on_roll = m.on_roll == 1
     xb = position.array if x_on_roll else position.flip().array
     xb = xb.astype(np.int64)

@@ -318,3 +318,8 @@ def _validate(m: MatchState) -> None:
         raise InvalidMatchState(f"score {m.score} is not two values 0-32767")
     if not 0 <= m.extra_bits < 1 << 6:
         raise InvalidMatchState(f"extra bits {m.extra_bits} do not fit in bits 66-71")
+
+
+#: The state a bare position ID (no match ID) stands for, as gnubg shows it: a money game, the cube centred at 1,
+#: the Jacoby rule on, player 1 (X, whose view the position ID gives) on roll, no dice.
+BARE_ID_STATE = MatchState(on_roll=1, turn=1)

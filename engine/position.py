@@ -25,7 +25,7 @@ from engine.ids import (
     key_from_board,
     position_id_from_board,
 )
-from engine.match import MatchState
+from engine.match import BARE_ID_STATE, MatchState
 from engine.movegen import BOARD_SIZE, MAX_CHILDREN, TABLE_SIZE, children_into, plays_with_moves
 from engine.notation import Move, format_hops, parse_hops, replay_hops
 from engine.xgid import DEFAULT_MAX_CUBE_EXPONENT, Xgid, parse_xgid
@@ -234,7 +234,7 @@ class Position:
 
         The board is seen by ``match.on_roll``; raises InvalidMatchState for a state no XGID can hold.
         """
-        state = match if match is not None else MatchState(on_roll=1, turn=1)
+        state = match if match is not None else BARE_ID_STATE
         return state.xgid(self.array, beavers=beavers, max_cube_exponent=max_cube_exponent).text
 
     @property

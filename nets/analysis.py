@@ -21,7 +21,7 @@ from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation, jump_local
 from cube.volatility import DEFAULT_REMOTE_ALPHA
-from engine.match import MatchState
+from engine.match import BARE_ID_STATE, MatchState
 from engine.position import Position
 from nets.base import BoardEvaluator
 from nets.cube_advice import CubeAdvice, cube_lives, match_cube_advice, money_cube_advice, money_cube_decisions
@@ -316,7 +316,7 @@ def analyse(
     Jacoby rule on), the state whose match ID ``eval`` prints.
     """
     if match is None:
-        match = MatchState(on_roll=1, turn=1)
+        match = BARE_ID_STATE
     probs = evaluate_plies(ev, position.array[None], plies)[0]
     outcomes = two_roll_outcomes(ev, position)
     vol = jump_volatility(ev, position, outcomes)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import zipfile
 from pathlib import Path
 
@@ -95,12 +96,22 @@ def read_corner(path: Path, W: float, L: float, alpha: float, distribution: str,
     )
 
 
+_told = False
+
+
 def disk_cached_solve(W: float, L: float, alpha: float, distribution: str, N: int) -> NumericalSolution:
     """:func:`cube.jump_numerical.solve` of one corner: from the disk cache when it holds it, else solved and kept."""
     path = corner_path(W, L, alpha, distribution, N)
     found = read_corner(path, W, L, alpha, distribution, N)
     if found is not None:
         return found
+    global _told
+    if not _told:  # a first cubeful run spends its first minute or two here: say why it is slow, once a process
+        _told = True
+        print(
+            f"jumpgammon: solving the jump model's table corners (0.3 to 0.8 s each, once; kept in {table_dir()})",
+            file=sys.stderr,
+        )
     sol = solve(W, L, alpha, distribution, N)
     with contextlib.suppress(OSError):  # a read-only cache only costs the solve next time
         write_atomic(path, _to_bytes(sol))

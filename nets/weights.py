@@ -156,6 +156,8 @@ def read_npz_arrays(path: str | os.PathLike[str], names: tuple[str, ...], kind: 
 
     Raises JumpgammonError naming the file as not a ``kind`` when it cannot be read or lacks one of them.
     """
+    if os.path.isfile(path) and not zipfile.is_zipfile(path):  # else numpy reads it as a pickle and says so
+        raise JumpgammonError(f"{path}: not a {kind} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as z:
             return {name: z[name] for name in names}

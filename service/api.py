@@ -52,7 +52,7 @@ from cube.states import CubeState
 from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.batch import parse_id_pair
 from engine.errors import JumpgammonError
-from engine.match import MatchState
+from engine.match import BARE_ID_STATE, MatchState
 from engine.position import Position
 from nets.analysis import (
     ROLLED_NOTE,
@@ -73,7 +73,6 @@ from service.guard import NOSNIFF, Guard, clip, loopback_hosts
 from weights import DEFAULT_WEIGHTS
 
 #: A bare position ID's state: a money game, player 1 on roll, cube centred, Jacoby rule on (gnubg's default).
-BARE = MatchState(on_roll=1, turn=1)
 MAX_ID_LENGTH = 200
 #: Janowski's cube life and the jump model's volatility of the fixed-parameter models of ``/api/cube``.
 JANOWSKI_X = DEFAULT_CUBE_LIFE
@@ -181,7 +180,7 @@ def read_position(text: str) -> tuple[Position, MatchState]:
         raise ApiInputError("position", str(exc)) from None
     if position.is_over():
         raise ApiInputError("position", f"{text!r}: the game is over, a side has no checkers left")
-    return position, match if match is not None else BARE
+    return position, match if match is not None else BARE_ID_STATE
 
 
 def read_met(name: str, match: MatchState) -> MatchEquityTable:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import Any
+
+from nets.weights import write_atomic
 
 
 def pyplot() -> Any | None:
@@ -23,7 +26,7 @@ def pyplot() -> Any | None:
 def save_png(plt: Any, fig: Any, path: Path, dpi: int = 120) -> None:
     """Lay out ``fig``, write it to ``path`` as PNG through a temporary file (never half-written), and close it."""
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=dpi)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=dpi, format="png")
     plt.close(fig)
-    tmp.replace(path)
+    write_atomic(path, buffer.getvalue())

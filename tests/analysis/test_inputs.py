@@ -143,6 +143,18 @@ def test_saved_line_with_an_illegal_position_names_line_and_move(tmp_path: Path)
         replay(read_records(path)[0])
 
 
+@pytest.mark.parametrize(
+    "event", [[True, "roll", 3, 1, "4HPwATDgc/ABMA"], [0, "roll", True, 1, "4HPwATDgc/ABMA"], [0, "double", True]]
+)
+def test_a_json_boolean_is_not_a_seat_a_die_or_a_cube(tmp_path: Path, event: list) -> None:
+    """``true`` is a Python int: it read as seat 1, a die of 1 or a cube of 1."""
+    head = {"tournament": {"player_a": "A", "player_b": "B", "rules": {}}}
+    game = {"seat_of_a": 0, "winner": 0, "points": 1, "events": [event]}
+    path = _write(tmp_path, json.dumps(head) + "\n" + json.dumps(game) + "\n", "games.jsonl")
+    with pytest.raises(InvalidRecord, match="games.jsonl line 2 event 1: expected"):
+        read_records(path)
+
+
 def test_unmatched_columns_are_refused() -> None:
     text = MONEY_PASS.replace("  2)  Doubles => 2                Drops", "  2)  Doubles => 2  Drops  Takes")
     with pytest.raises(InvalidRecord, match="more than two actions"):

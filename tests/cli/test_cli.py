@@ -27,6 +27,8 @@ def test_show_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"Position ID: {START}" in text and f"Match ID   : {START_MATCH}" in text
     code, js = run_json(capsys, "show", START)
     assert code == 0 and js["position_id"] == START
+    main(["show", START])  # a bare ID: the JSON names the match ID the board shows (it was null)
+    assert f"Match ID   : {js['match_id']}" in capsys.readouterr().out
 
 
 def test_eval_json_keys_and_consistency(capsys: pytest.CaptureFixture[str]) -> None:

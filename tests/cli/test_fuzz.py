@@ -719,10 +719,18 @@ def test_hint_takes_any_text(text: str, dice: tuple[int, int], as_json: bool) ->
 
 
 def subparsers() -> dict[str, argparse.ArgumentParser]:
-    """Each subcommand's parser, as the CLI builds it."""
+    """Each subcommand's parser, as the CLI builds it; a subcommand with actions of its own (``weights info``,
+    ``supervised fit``) by each action, its name the words of the command line."""
     parser = build_parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(sub.choices)
+    found: dict[str, argparse.ArgumentParser] = {}
+    for name, command in sub.choices.items():
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in nested:
+            found |= {f"{name} {verb}": p for verb, p in action.choices.items()}
+        if not nested:
+            found[name] = command
+    return found
 
 
 SUBPARSERS = subparsers()
@@ -859,7 +867,8 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "cube": [("--grid", "0"), ("--x", "2")],
     "bench": [("--repeats", "0"), ("--games", "0")],
     "train": [("--games", "0"), ("--parallel", "0")],
-    "supervised": [("--shards", "0"), ("--plies", "9")],
+    "supervised generate": [("--shards", "0"), ("--plies", "9")],
+    "supervised fit": [("--epochs", "0"), ("--batch", "0")],
     "label": [("--shards", "0"), ("--trials", "0")],
     "tournament": [("--games", "3"), ("--workers", "0")],
     "met": [("--length", "0"), ("--keith", "x")],
@@ -869,7 +878,7 @@ SENTINELS: dict[str, list[tuple[str, str]]] = {
     "ubgi": [("--plies", "9"), ("--cube-model", "x")],
     "serve": [("--port", "0"), ("--max-rollout-trials", "0")],
     "analyse": [("--plies", "9"), ("--alternatives", "0")],
-    "weights": [("--games", "3"), ("--plies", "9")],
+    "weights promote": [("--games", "3"), ("--plies", "9")],
 }
 
 
@@ -975,12 +984,15 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     ),
     "train": CommandSpec(lambda draw: [], _train_caps),
     # One game labelled at 0-ply by the shipped net (an untrained one may never finish); fit finds no shards.
-    "supervised": CommandSpec(
-        lambda draw: [draw(st.sampled_from(["generate", "fit", "x"])), "--data", draw(GOOD_VALUES["--data"])],
+    "supervised generate": CommandSpec(
+        lambda draw: ["--data", draw(GOOD_VALUES["--data"])],
         lambda draw: (
             ["--shards", "1", "--shard-games", "1", "--parallel", "1", "--plies", "0", "--keep", "0.2"]
-            + ["--weights", str(DEFAULT_WEIGHTS), "--epochs", "1", "--threads", "1"]
+            + ["--weights", str(DEFAULT_WEIGHTS)]
         ),
+    ),
+    "supervised fit": CommandSpec(
+        lambda draw: ["--data", draw(GOOD_VALUES["--data"])], lambda draw: ["--epochs", "1", "--threads", "1"]
     ),
     # One self-play game of the shipped net, two positions, two trials of one ply (--ray is only parsed).
     "label": CommandSpec(
@@ -990,9 +1002,9 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
             + ["--workers", "1", "--weights", str(DEFAULT_WEIGHTS)]
         ),
     ),
-    "weights": CommandSpec(
-        lambda draw: [draw(st.sampled_from(["info", "info", "promote", "show"])), draw(st.sampled_from(WEIGHT_FILES))],
-        lambda draw: ["--to", "promoted.jgw"],
+    "weights info": CommandSpec(lambda draw: [draw(st.sampled_from(WEIGHT_FILES))]),
+    "weights promote": CommandSpec(
+        lambda draw: [draw(st.sampled_from(WEIGHT_FILES))], lambda draw: ["--to", "promoted.jgw"]
     ),
     "tournament": CommandSpec(
         _tournament_leading, lambda draw: ["--games", str(2 * draw(st.integers(1, 4))), "--workers", "1"]
@@ -1033,7 +1045,7 @@ def command_lines(draw: st.DrawFn, command: str) -> list[str]:
     parse_only_options = PARSE_ONLY & set(options_of(command))
     parse_only = spec.parse_only(leading) or any(_could_name(t, parse_only_options) for t in tokens)
     sentinel = list(SENTINELS[command][0]) if parse_only else []
-    return [command, *leading, *tokens, *spec.caps(draw), *sentinel, "--json"]
+    return [*command.split(), *leading, *tokens, *spec.caps(draw), *sentinel, "--json"]
 
 
 def test_every_subcommand_and_option_has_a_fuzzing_plan() -> None:
@@ -1074,9 +1086,11 @@ test_hint_options = fuzz_options_of("hint", 40)
 test_cube_options = fuzz_options_of("cube", 60)
 test_bench_options = fuzz_options_of("bench", 15)
 test_train_options = fuzz_options_of("train", 12)
-test_supervised_options = fuzz_options_of("supervised", 10)
+test_supervised_generate_options = fuzz_options_of("supervised generate", 6)
+test_supervised_fit_options = fuzz_options_of("supervised fit", 6)
 test_label_options = fuzz_options_of("label", 8)
-test_weights_options = fuzz_options_of("weights", 40)
+test_weights_info_options = fuzz_options_of("weights info", 15)
+test_weights_promote_options = fuzz_options_of("weights promote", 30)
 test_tournament_options = fuzz_options_of("tournament", 25)
 test_met_options = fuzz_options_of("met", 40)
 test_id_options = fuzz_options_of("id", 60)
@@ -1089,7 +1103,7 @@ test_analyse_options = fuzz_options_of("analyse", 12)
 
 def test_every_subcommand_has_an_options_test() -> None:
     """Each subcommand of the parser is fuzzed by a test above."""
-    assert all(f"test_{command.replace('-', '_')}_options" in globals() for command in COMMANDS)
+    assert all(f"test_{command.replace('-', '_').replace(' ', '_')}_options" in globals() for command in COMMANDS)
 
 
 LEADING: dict[str, list[str]] = {
@@ -1098,7 +1112,8 @@ LEADING: dict[str, list[str]] = {
     "cube": ["--W", "1.5", "--L", "1.2"],
     "bench": ["movegen"],
     "train": ["--out", "run.jgw"],
-    "supervised": ["generate", "--data", "data"],
+    "supervised generate": ["--data", "data"],
+    "supervised fit": ["--data", "data"],
     "label": ["--out", "data", "--shards", "1"],
     "tournament": ["--a", "pubeval", "--b", "pubeval"],
     "met": [],
@@ -1108,7 +1123,8 @@ LEADING: dict[str, list[str]] = {
     "ubgi": [],
     "serve": [],
     "analyse": [str(SHORT_MATCH)],
-    "weights": ["info", str(DEFAULT_WEIGHTS)],
+    "weights info": [str(DEFAULT_WEIGHTS)],
+    "weights promote": [str(DEFAULT_WEIGHTS)],
 }
 VALUED_OPTIONS = sorted(
     (command, name)
@@ -1168,7 +1184,7 @@ def test_a_refused_option_value_names_its_option(case: tuple[str, str, list[str]
     with scratch_dir() as tmp:
         write_case_files(tmp)
         accepted = accepts(action, values) and (single or not any(_is_option_like(v) for v in values))
-        run = run_cli([command, *LEADING[command], *fuzzed, sentinel, bad, "--json"])
+        run = run_cli([*command.split(), *LEADING[command], *fuzzed, sentinel, bad, "--json"])
     check_contract(run)
     assert run.code == 2, run
     assert (sentinel if accepted else name) in error_of(run), (run, accepted)

@@ -104,6 +104,20 @@ BAD_COMMANDS: list[tuple[list[str], str]] = [
     (["eval", "board:You:gnubg:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0"], "is a FIBS board"),
     (["bench", "arena", "--games", "3"], "give an even number"),  # it played 4
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "x.jgw", "--write"], "not both"),
+    # options a rollout would not read were ignored
+    (["rollout", START, "--trials", "36", "--beavers"], "--beavers needs a cube in play"),
+    (["rollout", START, "--trials", "36", "--filter-plies", "2"], "--filter-plies needs --plays"),
+    (["rollout", START, "--trials", "36", "--late-plies", "1"], "--late-plies needs --late-after"),
+    (["rollout", START, "--trials", "36", "--cube-plies", "1"], "--cube-plies needs a cube"),
+    (["rollout", START, "--trials", "36", "--truncate-plies", "1"], "--truncate-plies needs --truncate"),
+    # an empty path read as '.'; an empty table name as the default; a numpy repr; a text file as a pickle
+    (["train", "--out", "", "--games", "2"], "argument --out: '' is an empty path"),
+    (["met", "--met", ""], "unknown match equity table ''"),
+    (
+        ["cube", "--W", "1.2", "--L", "1.1", "--alpha", "0.1", "--at", "nan"],
+        "--at value 'nan': P must be finite, got nan",
+    ),
+    (["bench", "moves", "--data", str(REPO / "README.md")], "is not an .npz archive"),
     # --to wrote over the shipped nets without the rule or the archive; and made missing folders anywhere
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", str(SHIPPED_DIR / "volatility.jgw")], "shipped weights"),
     (["weights", "promote", str(DEFAULT_WEIGHTS), "--to", "/nonexistent-jg/x.jgw"], "does not exist"),

@@ -84,3 +84,14 @@ def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], argv: list[str]
     assert words in err and "\n" not in err
     code, js = run_json(capsys, *argv)
     assert code == 2 and words in js["error"]
+
+
+def test_json_in_equities_with_equity(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--equity --json`` gave MWCs, silently: the JSON now says its unit and holds what the text prints."""
+    assert main(["met", "--length", "4", "--json"]) == 0
+    mwc = json.loads(capsys.readouterr().out)
+    assert main(["met", "--length", "4", "--json", "--equity"]) == 0
+    equity = json.loads(capsys.readouterr().out)
+    assert (mwc["unit"], equity["unit"]) == ("mwc", "equity")
+    assert np.allclose(equity["pre_crawford"], 2 * np.array(mwc["pre_crawford"]) - 1, atol=1e-12)
+    assert np.allclose(equity["post_crawford"], 2 * np.array(mwc["post_crawford"]) - 1, atol=1e-12)

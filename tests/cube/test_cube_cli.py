@@ -112,3 +112,22 @@ def test_human_table_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path
     text = capsys.readouterr().out
     assert "tp" in text and "implied Janowski" in text and "0.5" in text
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("plot", "needle"),
+    [
+        ("", "give a file ending in"),  # no plot was written, exit 0
+        ("p.jpgx", "give a file ending in"),
+        ("missing/p.png", "does not exist"),  # the message named the temporary file
+        (".", "give a file ending in"),  # left a stray '.tmp' beside the folder
+    ],
+)
+def test_a_plot_file_is_checked_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plot: str, needle: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["cube", "--W", "1.2", "--L", "1.1", "--alpha", "0.08", "--plot", plot]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []  # nothing written, no temporary left

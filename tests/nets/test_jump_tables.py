@@ -80,3 +80,16 @@ def test_cube_specs_decide_alike_from_the_cache(cache: Path) -> None:
     a, b = fresh.decide(probs, states), cached.decide(probs, states)
     assert (a.action == b.action).all() and np.array_equal(a.equity, b.equity)
     assert any(jump_tables.table_dir().iterdir())
+
+
+def test_the_first_solve_of_a_process_says_why_it_is_slow_once(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A first cubeful run sat at 0% for a minute or more with no word (a new user took it for a hang)."""
+    monkeypatch.setattr(jump_tables, "_told", False)
+    jump_tables.disk_cached_solve(*CORNER)
+    jump_tables.disk_cached_solve(1.3, 1.1, 0.1, "double-exponential", 40)
+    err = capsys.readouterr().err
+    assert err.count("solving the jump model's table corners") == 1 and str(cache) in err
+    jump_tables.disk_cached_solve(*CORNER)  # read from the cache: nothing to say
+    assert capsys.readouterr().err == ""
