@@ -42,7 +42,7 @@ def _graph_png(m: MatchAnalysis, g: GameAnalysis) -> str:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # the optional plot extra
-        raise NotSupported("--html needs matplotlib (pip install 'matplotlib>=3.8')") from exc
+        raise NotSupported("--html needs matplotlib (the plot extra: pip install -e '.[plot]')") from exc
     fig, ax = plt.subplots(figsize=(7.5, 2.4), dpi=90)
     xs = [p.move for p in g.graph]
     ys = [100 * p.value if m.length else p.value for p in g.graph]

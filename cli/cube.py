@@ -34,8 +34,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         epilog=EPILOG,
     )
-    p.add_argument("--W", type=float_range(1, 3), required=True, help="average value of games won (>= 1)")
-    p.add_argument("--L", type=float_range(1, 3), required=True, help="average value of games lost (>= 1)")
+    p.add_argument(
+        "--W",
+        type=float_range(1, 3),
+        required=True,
+        help="average value of games won, 1 to 3 (eval prints a position's)",
+    )
+    p.add_argument(
+        "--L",
+        type=float_range(1, 3),
+        required=True,
+        help="average value of games lost, 1 to 3 (eval prints a position's)",
+    )
     p.add_argument("--model", choices=MODELS, default="jump-linear")
     p.add_argument("--x", type=float_range(0, 1), help="Janowski cube-life index (both sides)")
     p.add_argument("--x1", type=float_range(0, 1), help="refined model: index of the side on roll")

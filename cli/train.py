@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that torch loads only for training, not for every command the parser knows.
     from training.td import train
 
-    check_output_file(args.log, "--log")
+    check_output_file(args.log, "--log", make_folder=True)  # made with --out's, once the run is known good
 
     cfg = TrainConfig(
         out=args.out,

@@ -118,7 +118,9 @@ def make_model(
             raise CubeInputError("model janowski needs --x, or both --x1 and --x2")
         return JanowskiModel(x1, x2)
     if alpha is None:
-        raise CubeInputError(f"model {name} needs --alpha (the jump volatility)")
+        raise CubeInputError(
+            f"model {name} needs --alpha, the jump volatility (e.g. --alpha 0.1; or --model janowski --x 0.7)"
+        )
     if name == "jump-linear":
         return JumpLinearModel(alpha, local_alpha, statistical)
     if name == "jump-nonlinear":
@@ -231,7 +233,7 @@ def plot_equities(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise CubeInputError("--plot needs matplotlib (pip install jumpgammon[plot])") from exc
+        raise CubeInputError("--plot needs matplotlib (the plot extra: pip install -e '.[plot]')") from exc
     m = make_model(model, **model_args)
     curves = m.curves(W, L, jacoby=jacoby)
     P: FloatArray = np.linspace(0.0, 1.0, 501)

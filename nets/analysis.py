@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from cube.gamestate import flip_probabilities
+from cube.gamestate import flip_probabilities, win_loss_values
 from cube.gnubg_model import GNUBG_MODEL, match_cube_lives
 from cube.jump_linear import STATISTICAL_SCALE
 from cube.match import MatchCube, MatchCubeDecision, MatchScore, best_action_mwc, cubeless_mwc, mwc_to_equity
@@ -271,8 +271,10 @@ class CubeReport:
 class EvalReport:
     """Everything ``eval`` reports of a position, side on roll's view (figures rounded to 6 decimals).
 
-    ``match``, ``cubeless_mwc`` and ``cubeless_normalised_equity`` are there at a match score only;
-    ``moves`` (as :func:`moves_json` or :func:`moves_mwc_json` give them) once the dice are rolled.
+    ``win_value`` and ``loss_value`` are Janowski's W and L (the average cubeless value of a game won and of
+    one lost, the inputs of ``jumpgammon cube --W --L``); ``match``, ``cubeless_mwc`` and
+    ``cubeless_normalised_equity`` are there at a match score only; ``moves`` (as :func:`moves_json` or
+    :func:`moves_mwc_json` give them) once the dice are rolled.
     """
 
     position_id: str
@@ -280,6 +282,8 @@ class EvalReport:
     plies: int
     probabilities: Probabilities
     cubeless_equity: float
+    win_value: float
+    loss_value: float
     jump_volatility: JumpVolatility
     cube: CubeReport
     match: MatchInfo | None = None
@@ -295,6 +299,8 @@ class EvalReport:
             "plies": self.plies,
             "probabilities": self.probabilities._asdict(),
             "cubeless_equity": self.cubeless_equity,
+            "win_value": self.win_value,
+            "loss_value": self.loss_value,
             "jump_volatility": self.jump_volatility.to_json(),
         }
         if self.match is not None:
@@ -381,12 +387,15 @@ def analyse(
             moves = moves_mwc_json(ev, position, match.dice, plies, met, match_cube_of(match, met))
         else:
             moves = moves_json(ev, position, match.dice, plies, state, jacoby)
+    _, win_value, loss_value = win_loss_values(probs)
     return EvalReport(
         position_id=position.id,
         match_id=match.id,
         plies=plies,
         probabilities=Probabilities(*(round(float(v), 6) for v in probs)),
         cubeless_equity=round(float(cubeless_equity(probs)), 6),
+        win_value=round(float(win_value), 6),
+        loss_value=round(float(loss_value), 6),
         jump_volatility=rounded_vol,
         cube=report,
         match=match_info,
@@ -480,7 +489,8 @@ def format_moves(moves: list[dict[str, Any]]) -> str:
         p = m["probabilities"]
         if "mwc" in m:
             diff = "" if m["rank"] == 1 else f" ({100 * m['difference']:+.2f}%)"
-            lines.append(f"{m['rank']:4d}. {m['plies']}-ply  {m['move']:<28} MWC: {100 * m['mwc']:.2f}%{diff}")
+            depth = f"Cubeful {m['plies']}-ply"  # the MWC is cubeful, as gnubg labels it
+            lines.append(f"{m['rank']:4d}. {depth}  {m['move']:<28} MWC: {100 * m['mwc']:.2f}%{diff}")
         else:  # ranked by the cubeful equity where the cubeless stands beside it, as gnubg labels it
             diff = "" if m["rank"] == 1 else f" ({m['difference']:+.3f})"
             depth = f"{'Cubeful ' if 'cubeless_equity' in m else ''}{m['plies']}-ply"

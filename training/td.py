@@ -248,6 +248,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> TrainResult:
     started = time.time() - state.seconds
     next_checkpoint = state.games + cfg.checkpoint_every
     bar = tqdm(total=cfg.games, initial=state.games, disable=not progress, unit="game", smoothing=0.05)
+    if cfg.log:
+        cfg.log.parent.mkdir(parents=True, exist_ok=True)
     log = cfg.log.open("a") if cfg.log else None
     recent_losses: list[float] = []
     try:
