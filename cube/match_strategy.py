@@ -17,8 +17,9 @@ where no double is possible).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,9 +27,10 @@ from numpy.typing import ArrayLike, NDArray
 from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.errors import CubeInputError, FloatArray, as_float_array, check_cube_life
 from cube.gamestate import _check_probabilities
-from cube.match import MatchCube, cubeful_mwc, game_result_mwc, mwc_to_equity
+from cube.match import MatchCube, cubeful_mwc, decision_rule, game_result_mwc, mwc_to_equity
 from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
 from cube.met import MatchEquityTable
+from cube.states import CubeAction, CubeResponse
 
 __all__ = [
     "LINEAR_ALPHA",
@@ -46,11 +48,17 @@ LINEAR_ALPHA = 0.113
 MatchCubes = MatchCube | Sequence[MatchCube]
 
 
-class MatchCubeActions(NamedTuple):
-    """Boolean arrays, one entry per position: the side on roll doubles; the opponent would take."""
+@dataclass(frozen=True)
+class MatchCubeActions:
+    """Boolean arrays, one entry per position: the side on roll doubles; the opponent would take; the side on roll
+    is too good to double (plays on for a gammon). Unpacks as the pair ``double, take``."""
 
     double: NDArray[np.bool_]
     take: NDArray[np.bool_]
+    too_good: NDArray[np.bool_]
+
+    def __iter__(self) -> Iterator[NDArray[np.bool_]]:
+        return iter((self.double, self.take))
 
 
 class MatchCubeModel(Protocol):
@@ -79,24 +87,6 @@ def _cube_groups(cubes: MatchCubes, n: int) -> dict[MatchCube, NDArray[np.intp]]
     return {c: np.array(idx, dtype=np.intp) for c, idx in groups.items()}
 
 
-def _actions(
-    no_double: FloatArray,
-    double_take: FloatArray,
-    double_pass: float,
-    gammons: NDArray[np.bool_],
-    met: MatchEquityTable,
-    cube: MatchCube,
-) -> MatchCubeActions:
-    """gnubg's rules (:func:`cube.match.decision_from_mwcs`) for one cube, vectorised."""
-    nd, dt = mwc_to_equity(no_double, met, cube), mwc_to_equity(double_take, met, cube)
-    dp = float(mwc_to_equity(double_pass, met, cube))
-    double_branch = (dt >= nd) & (dp >= nd)
-    # outside the double branch the response is a pass exactly when dt > dp (see decision_from_mwcs)
-    take = np.where(double_branch, dp > dt, dt <= dp)
-    double = double_branch | ((dt > dp) & ~gammons)
-    return MatchCubeActions(np.asarray(double), np.asarray(take))
-
-
 class _MwcModel:
     """Shared batching: subclasses give the MWC at a cube (current volatility or remote only)."""
 
@@ -122,18 +112,20 @@ class _MwcModel:
             raise CubeInputError(f"decide takes probabilities of shape (n, 5), got shape {arr.shape}")
         n = arr.shape[0]
         vol = self._volatility(volatility, n)
-        double = np.zeros(n, dtype=bool)
-        take = np.zeros(n, dtype=bool)
+        double, take, too_good = (np.zeros(n, dtype=bool) for _ in range(3))
         for cube, idx in _cube_groups(cubes, n).items():
             if not cube.can_double:
                 continue
             p = arr[idx]
             nd = self._mwc(p, cube, None if vol is None else vol[idx])
             dt = self._mwc(p, cube.doubled(), None)
-            dp = game_result_mwc(self.met, cube.score, won=cube.value)
-            acts = _actions(nd, dt, dp, p[:, 1] > 0.0, self.met, cube)
-            double[idx], take[idx] = acts.double, acts.take
-        return MatchCubeActions(double, take)
+            dp = np.full(len(idx), game_result_mwc(self.met, cube.score, won=cube.value))
+            # gnubg's rules on the normalised equities (cube.match.decision_rule, as the one-position decision)
+            rule = decision_rule(*(mwc_to_equity(v, self.met, cube) for v in (nd, dt, dp)), p[:, 1] > 0.0)
+            double[idx] = rule.action == CubeAction.DOUBLE
+            take[idx] = rule.response == CubeResponse.TAKE
+            too_good[idx] = rule.action == CubeAction.TOO_GOOD
+        return MatchCubeActions(double, take, too_good)
 
     def __repr__(self) -> str:
         return self.name

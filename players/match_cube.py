@@ -137,9 +137,11 @@ class ModelMatchCube(MatchCubeStrategy):
             volatility = STATISTICAL_SCALE * moves
         if len(probs) == 0:
             return np.zeros(0, dtype="<U16"), np.zeros(0, dtype="<U16")
-        double, take = self.model.decide(probs, list(cubes), volatility)
-        action = np.where(double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE).astype(str)
-        return action, np.where(take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
+        acts = self.model.decide(probs, list(cubes), volatility)
+        action = np.where(
+            acts.too_good, CubeAction.TOO_GOOD, np.where(acts.double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE)
+        )
+        return action.astype(str), np.where(acts.take, CubeResponse.TAKE, CubeResponse.PASS).astype(str)
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,6 @@ def test_match_decider_counts_and_random_players_have_no_match_cube() -> None:
         (["--met", "Woolsey"], "needs --match-length"),
         (["--match-length", "7", "--a-cube", "jump:0.1"], "not a match cube strategy"),
         (["--match-length", "7", "--met", "nonesuch"], "unknown match equity table"),
-        (["--match-length", "7", "--mat", "x"], "--mat"),
     ],
 )
 def test_bad_match_options_are_one_line_errors(
@@ -172,6 +171,17 @@ def test_bad_match_options_are_one_line_errors(
     code = main(["tournament", "--a", "pubeval", "--b", "random", *argv, "--json"])
     out = capsys.readouterr().out
     assert code == 2 and out.count("\n") == 1 and needle in json.loads(out)["error"]
+
+
+def test_mat_writes_one_file_per_match(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--mat`` with ``--match-length`` was refused: each match is one file (gnubg reads them: test_mat.py)."""
+    argv = ["tournament", "--a", "pubeval", "--b", "random:2", "--match-length", "3", "--matches", "2"]
+    assert main([*argv, "--mat", str(tmp_path / "mats"), "--json"]) == 0
+    files = sorted((tmp_path / "mats").iterdir())
+    assert [f.name for f in files] == ["match_000000.mat", "match_000001.mat"]
+    for f in files:
+        text = f.read_text()
+        assert " 3 point match" in text and text.count(" Game ") >= 2 and "pubeval : 0" in text
 
 
 def test_match_tournament_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,8 +44,9 @@ def positions(n: int, seed: int) -> np.ndarray:
     return np.stack([win, win * wg, win * wbg, (1 - win) * lg, (1 - win) * lbg], axis=1)
 
 
-def expected(d: MatchCubeDecision) -> tuple[bool, bool]:
-    return d.action is CubeAction.DOUBLE, d.available and d.response is CubeResponse.TAKE
+def expected(d: MatchCubeDecision) -> tuple[bool, bool, bool]:
+    too_good = d.available and d.action is CubeAction.TOO_GOOD
+    return d.action is CubeAction.DOUBLE, d.available and d.response is CubeResponse.TAKE, too_good
 
 
 @pytest.mark.parametrize(
@@ -67,7 +68,8 @@ def test_batched_answers_are_the_single_decisions(
     want = np.array([expected(single(probs[i], cubes[i], vol[i])) for i in range(n)])
     np.testing.assert_array_equal(got.double, want[:, 0])
     np.testing.assert_array_equal(got.take, want[:, 1])
-    assert got.double.any() and got.take.any() and not got.double.all()
+    np.testing.assert_array_equal(got.too_good, want[:, 2])  # it was dropped: jump-match counted no too-good
+    assert got.double.any() and got.take.any() and got.too_good.any() and not got.double.all()
 
 
 def test_one_cube_for_all_positions() -> None:
