@@ -121,7 +121,8 @@ class _MwcModel:
             dt = self._mwc(p, cube.doubled(), None)
             dp = np.full(len(idx), game_result_mwc(self.met, cube.score, won=cube.value))
             # gnubg's rules on the normalised equities (cube.match.decision_rule, as the one-position decision)
-            rule = decision_rule(*(mwc_to_equity(v, self.met, cube) for v in (nd, dt, dp)), p[:, 1] > 0.0)
+            nd_eq, dt_eq, dp_eq = (mwc_to_equity(v, self.met, cube) for v in (nd, dt, dp))
+            rule = decision_rule(nd_eq, dt_eq, dp_eq, p[:, 1] > 0.0)
             double[idx] = rule.action == CubeAction.DOUBLE
             take[idx] = rule.response == CubeResponse.TAKE
             too_good[idx] = rule.action == CubeAction.TOO_GOOD
