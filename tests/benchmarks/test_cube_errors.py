@@ -565,7 +565,8 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
         assert cells == expected
         (row,) = [line for line in by_cube.splitlines() if line.startswith(f"| `{spec}` |")]
         c, o = m["by_cube"]["centered"], m["by_cube"]["owned"]
-        expected = [f"{c['mp_per_decision']:.1f} ({c['se']:.1f})", f"{o['mp_per_decision']:.1f} ({o['se']:.1f})"]
-        d = m["minus"].get(first, {}).get("by_cube", {}).get("owned")
-        expected.append(f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})" if d else "")
+        paired = [m["minus"].get(first, {}).get("by_cube", {}).get(cube) for cube in ("centered", "owned")]
+        quoted = [f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})" if d else "" for d in paired]
+        expected = [f"{c['mp_per_decision']:.1f} ({c['se']:.1f})", quoted[0]]
+        expected += [f"{o['mp_per_decision']:.1f} ({o['se']:.1f})", quoted[1]]
         assert [c.strip() for c in row.split("|")[2:-1]] == expected
