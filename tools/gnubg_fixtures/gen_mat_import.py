@@ -272,26 +272,35 @@ def compact_json(value, indent=0):
     return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
 
 
+def played_and_written(config, folder):
+    """Play ``config`` with every event recorded; write its .mat files and its saved lines into ``folder``.
+
+    Returns the result, the .mat paths and the saved lines after the header (a game or a match a line).
+    """
+    from arena import run_tournament, save_games
+    from arena.mat import write_mat_files
+
+    result, blocks = run_tournament(config, record=True, progress=False)
+    paths = write_mat_files(folder, result, blocks)
+    save_games(folder / "saved.jsonl", result, blocks)
+    lines = (folder / "saved.jsonl").read_text().splitlines()
+    return result, paths, [json.loads(line) for line in lines[1:]]
+
+
 def driver_main():
     """Play the tournaments, have gnubg import their .mat files, check and write the fixture."""
     import tempfile
     from pathlib import Path
 
     sys.path.insert(0, os.getcwd())
-    from arena import PlayerSpec, Rules, TournamentConfig, run_tournament, save_games
-    from arena.mat import write_mat_files
+    from arena import PlayerSpec, Rules, TournamentConfig
 
     with tempfile.TemporaryDirectory(prefix="gen_mat_import.") as folder:
         tournaments, sessions, jobs = [], [], []
         for number, (a, a_cube, b, b_cube, games, seed, beavers, jacoby) in enumerate(TOURNAMENTS):
             rules = Rules(cubeful=True, jacoby=jacoby, beavers=beavers)
             config = TournamentConfig(PlayerSpec(a, a_cube), PlayerSpec(b, b_cube), games, seed=seed, rules=rules)
-            result, blocks = run_tournament(config, record=True, progress=False)
-            mat_folder = Path(folder) / ("t%d" % number)
-            paths = write_mat_files(mat_folder, result, blocks)
-            save_games(mat_folder / "games.jsonl", result, blocks)
-            lines = (mat_folder / "games.jsonl").read_text().splitlines()
-            records = [json.loads(line) for line in lines[1:]]
+            result, paths, records = played_and_written(config, Path(folder) / ("t%d" % number))
             tournaments.append(
                 {
                     "a": a,
@@ -321,12 +330,7 @@ def driver_main():
             config = TournamentConfig(
                 PlayerSpec(a, a_cube), PlayerSpec(b, b_cube), count, seed=seed, rules=Rules(True), match_length=length
             )
-            result, blocks = run_tournament(config, record=True, progress=False)
-            mat_folder = Path(folder) / ("m%d" % number)
-            paths = write_mat_files(mat_folder, result, blocks)
-            save_games(mat_folder / "matches.jsonl", result, blocks)
-            lines = (mat_folder / "matches.jsonl").read_text().splitlines()
-            saved = [json.loads(line) for line in lines[1:]]
+            result, paths, saved = played_and_written(config, Path(folder) / ("m%d" % number))
             tournaments.append(
                 {"a": a, "a_cube": a_cube, "b": b, "b_cube": b_cube, "matches": count, "seed": seed,
                  "match_length": length}
