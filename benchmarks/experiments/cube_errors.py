@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from arena.rollout import BLOCK_ROWS, RolloutConfig, RolloutStart, TrialOutcomes
+from arena.rollout import RolloutConfig, RolloutStart, TrialOutcomes
 from arena.rollout_cube import CubeDecisionRollout, run_cube_decisions
 from arena.workers import connect_ray, worker_pool
 from benchmarks.experiments.plots import pyplot, save_png
@@ -156,7 +156,10 @@ class CubeErrorsConfig:
     until_se: float = 0.01
     trials_cap: int = DEFAULT_TRIALS_CAP
     round_trials: int = 324
-    block_rows: int = BLOCK_ROWS
+    # None: one lockstep block a round (2 x round_trials x per_shard rows). The trials do not depend on it (the
+    # rollout's dice and batches are per trial); one block a round leaves no long tail of short blocks and
+    # shares repeated early boards, about 10% less CPU than the rollout's default blocks.
+    block_rows: int | None = None
 
     def __post_init__(self) -> None:
         for name, low in (("decisions", 1), ("per_shard", 1), ("pool_games", 1), ("trials_cap", 2)):
@@ -191,7 +194,7 @@ class CubeErrorsConfig:
             cube=self.rollout_cube,
             seed=rollout_seed(self.seed, index),
             weights=None if self.weights is None else str(self.weights),
-            block_rows=self.block_rows,
+            block_rows=self.block_rows if self.block_rows is not None else 2 * self.round_trials * self.per_shard,
         )
 
     def identity(self, weights_digest: str) -> dict[str, Any]:
