@@ -30,7 +30,7 @@ from cube.janowski import CUBE_STATES, gnubg_equity
 from cube.match import MatchScore, game_result_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeState
-from engine.batch import children_batch, phases
+from engine.batch import children_batch, distinct_rows, phases
 from engine.errors import InvalidSpec
 from engine.position import GamePhase
 from nets.base import BoardEvaluator
@@ -119,7 +119,9 @@ def _best_plays(
         kids, offsets = children_batch(rep, dice)
         if screen is not None:
             kids, offsets = screened_children(rep, kids, offsets, screen)
-        probs = ev.evaluate_boards(kids)  # the side that did not roll, now on roll
+        # Different rolls (4-1 and 3-2, say) and boards often reach the same child: judge each once.
+        kid_first, kid_inverse = distinct_rows(kids)
+        probs = ev.evaluate_boards(kids[kid_first])[kid_inverse]  # the side that did not roll, now on roll
         best = segment_argmax(-cubeless_equity(probs), offsets)
         values[start : start + len(part)] = flip_probabilities(probs[best]).reshape(len(part), len(ROLLS), 5)
         best_kids[start : start + len(part)] = kids[best].reshape(len(part), len(ROLLS), -1)

@@ -130,3 +130,49 @@ def crashed(boards: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape[0], np.bool_)
     _crashed_kernel(arr, out)
     return out
+
+
+@njit(cache=True)
+def _distinct_rows_kernel(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n, width = rows.shape
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, np.int64)  # slot -> index of a distinct row
+    first = np.empty(n, np.int64)
+    inverse = np.empty(n, np.int64)
+    count = 0
+    for r in range(n):
+        key = np.uint64(14695981039346656037)  # FNV-1a over the row's bytes
+        for c in range(width):
+            key = (key ^ np.uint64(rows[r, c] & 0xFF)) * np.uint64(1099511628211)
+        slot = np.int64(key & mask)
+        while True:
+            d = table[slot]
+            if d < 0:
+                table[slot] = count
+                first[count] = r
+                inverse[r] = count
+                count += 1
+                break
+            same = True
+            for c in range(width):
+                if rows[first[d], c] != rows[r, c]:
+                    same = False
+                    break
+            if same:
+                inverse[r] = d
+                break
+            slot = (slot + 1) & (size - 1)
+    return first[:count].copy(), inverse
+
+
+def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of int8 (n, w) ``boards``: ``(first, inverse)``, ``first`` the index of each distinct row's
+    first occurrence (in order of appearance) and ``inverse`` (n,) each row's index into ``first``, so
+    ``boards[first][inverse]`` equals ``boards``; a hash table, several times faster than ``np.unique`` on rows."""
+    rows = np.ascontiguousarray(boards, dtype=np.int8)
+    if rows.ndim != 2:
+        raise ValueError(f"boards must have shape (n, w), got {rows.shape}")
+    return _distinct_rows_kernel(rows)

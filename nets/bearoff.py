@@ -399,9 +399,17 @@ def race_probabilities(
     opponent; it wins a gammon when the opponent has not borne off a checker within one roll
     fewer, and loses one when the opponent finishes before its first checker is off.
     """
-    opp_all_tail = _tail(opp_all)
-    opp_first_tail = _tail(opp_first)
-    own_first_tail = _tail(own_first)
+    return _race_from_tails(own_all, _tail(own_first), opp_all, _tail(opp_all), _tail(opp_first))
+
+
+def _race_from_tails(
+    own_all: np.ndarray,
+    own_first_tail: np.ndarray,
+    opp_all: np.ndarray,
+    opp_all_tail: np.ndarray,
+    opp_first_tail: np.ndarray,
+) -> np.ndarray:
+    """:func:`race_probabilities` given the tails (:func:`_tail`) it needs, which a database keeps precomputed."""
     win = (own_all * opp_all_tail).sum(axis=1)
     # Win gammon: F_opp >= max(n_own, 1) (an opponent with 15 checkers needs >= 1 roll).
     first_ge = opp_first_tail.copy()
@@ -428,7 +436,9 @@ class OneSidedDatabase:
         self.off_first = off_first
         self.mean_all = off_all @ np.arange(off_all.shape[1], dtype=np.float64)
         self.mean_first = off_first @ np.arange(off_first.shape[1], dtype=np.float64)
-        for arr in (self.off_all, self.off_first, self.mean_all, self.mean_first):
+        # P(X >= k) of every position, once: race_probabilities would otherwise redo them for every board judged
+        self.tail_all, self.tail_first = _tail(off_all), _tail(off_first)
+        for arr in (self.off_all, self.off_first, self.mean_all, self.mean_first, self.tail_all, self.tail_first):
             arr.setflags(write=False)
 
     def indices(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -438,7 +448,9 @@ class OneSidedDatabase:
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """float64 ``(n, 5)`` win, win g, win bg, lose g, lose bg for the side on roll."""
         i, j = self.indices(boards)
-        return race_probabilities(self.off_all[i], self.off_first[i], self.off_all[j], self.off_first[j])
+        return _race_from_tails(
+            self.off_all[i], self.tail_first[i], self.off_all[j], self.tail_all[j], self.tail_first[j]
+        )
 
     def mean_rolls(self, boards: np.ndarray) -> np.ndarray:
         """float64 ``(n, 2)``: expected rolls to bear off all checkers (side on roll, opponent)."""
