@@ -87,6 +87,8 @@ class EquityCurves:
 
 
 _SCAN = np.linspace(0.0, 1.0, 2001)
+#: How far past the cash (+-1 per cube) a curve must go to be too good rather than a rounded tie.
+_CASH_TIE = 1e-12
 
 
 def _crossings(f: Callable[[FloatArray], FloatArray], lo: float, hi: float) -> list[float]:
@@ -178,13 +180,16 @@ def find_decision_points(curves: EquityCurves, *, jacoby: bool = False, beavers:
     id_o = _window_start(lambda p: dbl(p) - C(p), tp, cp)
     rd_u = _window_end(lambda p: U(p) - opp(p), tp, cp)
     id_u = _window_end(lambda p: C(p) - opp(p), tp, cp)
-    tg_o = _level(O, 1.0)
-    tg_u = _level(U, -1.0)
+    # Too good: playing on beats the cash (a curve past +-1), not merely ties it, as decide() breaks a tie
+    # by doubling. Without gammons a curve only meets the cash, and with a small volatility its thin tail
+    # rounds to exactly +-1 well inside [cp, 1]: read as a crossing, that reported a too-good point there.
+    tg_o = _level(O, 1.0 + _CASH_TIE)
+    tg_u = _level(U, -1.0 - _CASH_TIE)
     tg_oc: float | None = None
     tg_uc: float | None = None
     if not jacoby:
-        tg_oc = _level(C, 1.0)
-        tg_uc = _level(C, -1.0)
+        tg_oc = _level(C, 1.0 + _CASH_TIE)
+        tg_uc = _level(C, -1.0 - _CASH_TIE)
     return DecisionPoints(
         tg_uc=tg_uc,
         tg_u=tg_u,
