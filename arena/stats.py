@@ -25,6 +25,20 @@ def pair_statistics(pair_points: np.ndarray) -> tuple[float, float | None, tuple
     return mean, se, (mean - Z95 * se, mean + Z95 * se)
 
 
+def wilson_interval(share: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval (95% by default) for a share in [0, 1] averaged over ``n`` independent draws.
+
+    A draw bounded in [0, 1] with mean p has a variance of at most p(1 - p), so the interval holds
+    for a mean of such draws too (mirrored match pairs scoring 0, 1/2 or 1), conservatively; unlike
+    the normal interval it never shrinks to a point when every draw came out the same.
+    """
+    if n < 1:
+        raise ValueError(f"draws {n}: give at least 1")
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 @dataclass(frozen=True)
 class Figure:
     """A mean over trials and its standard error (None with a single trial)."""

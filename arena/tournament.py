@@ -39,7 +39,7 @@ from arena.matches import (
     play_match_block,
 )
 from arena.replay import play_trajectories, replay_block
-from arena.stats import Equivalence, Figure, equivalence_test, pair_statistics, paired_figure
+from arena.stats import Equivalence, Figure, equivalence_test, pair_statistics, paired_figure, wilson_interval
 from arena.workers import connect_ray, worker_pool
 from cube.met import DEFAULT_MET, MatchEquityTable, met_by_name
 from engine.errors import InvalidSpec, raised_by_interrupt
@@ -48,6 +48,8 @@ from players.base import Player
 from players.specs import make_player, same_checker_play
 
 BLOCK_PAIRS = 256  # pairs per lockstep block (512 games or matches)
+#: Below this many mirrored pairs a match tournament's 95% interval is Wilson's, not the normal one.
+FEW_MATCH_PAIRS = 30
 AnyBlock = BlockResult | MatchBlockResult
 _MONEY_CUBE_COUNTERS = ("doubles", "takes", "passes", "beavers", "too_good", "cube_decisions", "cube_disagreements")
 
@@ -514,6 +516,10 @@ def summarise(
     matches = [b for b in blocks if isinstance(b, MatchBlockResult)]
     if ci95 is not None:  # a share of matches: the normal interval is cut to what a share can be
         result.ci95 = (max(0.0, ci95[0]), min(1.0, ci95[1]))
+    if len(scores) and (len(scores) < FEW_MATCH_PAIRS or not se):
+        # a few pairs, or pairs that all scored alike (an SE of 0), say little about the spread: Wilson's
+        # interval on the pairs' shares (bounded, so conservative) instead of a point or a too-narrow normal one
+        result.ci95 = wilson_interval(mean, len(scores))
     result.match_length = cfg.match_length
     result.met = cfg.met
     result.matches = sum(b.matches for b in matches)

@@ -11,6 +11,7 @@ import pytest
 from arena import PlayerSpec, Rules, TournamentConfig, play_block
 from arena.luck import reference_evaluator
 from arena.matches import MatchBlockResult, play_match_block
+from arena.stats import wilson_interval
 from arena.tournament import run_tournament
 from cli.main import main
 from cube.match import MatchCube
@@ -202,3 +203,20 @@ def test_a_screened_match_luck_judges_the_same_matches_otherwise() -> None:
     assert np.array_equal(every.winner, screened.winner) and np.array_equal(every.games, screened.games)
     assert every.luck_seat0 is not None and screened.luck_seat0 is not None
     assert not np.allclose(every.luck_seat0, screened.luck_seat0)
+
+
+def test_a_few_match_pairs_get_wilsons_interval_not_a_point() -> None:
+    cfg = TournamentConfig(
+        PlayerSpec("pubeval"), PlayerSpec("random:1"), games=8, seed=2, rules=Rules(cubeful=True), match_length=3
+    )
+    result, _ = run_tournament(cfg, progress=False)
+    assert result.ci95 == wilson_interval(result.mwc, 4)
+    assert result.ci95[0] < result.mwc <= result.ci95[1] and result.ci95[1] - result.ci95[0] > 0.2
+
+
+@pytest.mark.parametrize(
+    ("share", "n", "low", "high"),
+    [(0.0, 10, 0.0, 0.2775), (1.0, 4, 0.5101, 1.0), (0.5, 100, 0.4038, 0.5962)],  # Wilson's, to 4 places
+)
+def test_wilson_interval(share: float, n: int, low: float, high: float) -> None:
+    assert wilson_interval(share, n) == pytest.approx((low, high), abs=1e-4)
