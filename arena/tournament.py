@@ -269,6 +269,9 @@ class TournamentResult:
     luck_screen: int | None = None
     #: A run told to stop at a target SE: (the target, the most games or matches it would have played).
     stopping: tuple[float, int] | None = None
+    #: SHA-256 digests of the nets that played, judged the luck or gave a jump-net cube its volatility ("a",
+    #: "b", "luck", "a_cube", "b_cube"; a player that is no net has None): the result names its nets by content.
+    nets: dict[str, str | None] | None = None
 
     @property
     def ppg(self) -> float:
@@ -303,6 +306,8 @@ class TournamentResult:
             }
         if self.stopping is not None:
             out["until_se"] = {"target": self.stopping[0], "most": self.stopping[1]}
+        if self.nets is not None:
+            out["nets"] = dict(self.nets)
         return out
 
     def equivalence(self, margin: float, alpha: float = 0.05) -> Equivalence | None:
@@ -507,6 +512,12 @@ def summarise(
         seconds=seconds,
         games_per_second=rate(sum(_games(b) for b in now)),
     )
+    identity = ledger.describe(cfg)
+    result.nets = dict(identity["nets"])
+    if "luck_net" in identity:
+        result.nets["luck"] = identity["luck_net"]
+    for side, digest in identity.get("cube_nets", {}).items():
+        result.nets[f"{side}_cube"] = digest
     luck = pair_luck_of(blocks)
     if luck is not None:
         result.adjusted = paired_figure(scores - luck)

@@ -17,9 +17,11 @@ from engine import Position
 from engine.batch import children_batch
 from engine.errors import RunawayGame
 from engine.game import result_multipliers
+from nets.weights import weights_digest
 from players.base import CubeContext, Player
 from players.pubeval import PubevalPlayer
 from players.random_player import RandomPlayer
+from weights import DEFAULT_WEIGHTS
 
 
 class Scripted(Player):
@@ -403,3 +405,10 @@ def test_a_run_with_a_target_se_stops_at_the_first_block_that_reaches_it(tmp_pat
     assert played == [] and again.games == early.games and again.ppg == early.ppg
     with pytest.raises(ValueError, match="target SE"):
         run_tournament(cfg, progress=False, until_se=0.0)
+
+
+def test_a_result_names_its_nets_by_digest() -> None:
+    cfg = TournamentConfig(PlayerSpec("net@0"), PlayerSpec("pubeval"), games=2, seed=1, luck_weights="")
+    result, _ = run_tournament(cfg, progress=False)
+    shipped = weights_digest(DEFAULT_WEIGHTS)
+    assert result.to_json()["nets"] == {"a": shipped, "b": None, "luck": shipped}
