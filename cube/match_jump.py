@@ -263,7 +263,11 @@ def _jump_curve(
             lose + _ratio(at_tp - lose, tp) * p,
             np.where(p <= cp, low + mid * (p - tp_l), at_cp + _ratio(win - at_cp, 1.0 - cp) * (p - cp)),
         )
-    return np.asarray(out, dtype=np.float64)
+    # No cube play is worth more than the better of cashing now (w1) and winning at this cube with the side's
+    # gammon rates (win): a double is only ever taken when taking is no worse for the taker than passing. With
+    # a local alpha below the remote one the centred line, knotted unsmeared at the live cash point, ran on to a
+    # jump cash point above it and past the cash (3-away all, no gammons to win: 0.604 against a cash of 0.599).
+    return np.asarray(np.clip(out, np.minimum(l1, lose), np.maximum(w1, win)), dtype=np.float64)
 
 
 def _alphas(alpha: ArrayLike, alpha_local: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
