@@ -197,6 +197,11 @@ def test_a_match_won_from_the_start_gains_half_the_match_as_gnubg_counts_it(ev: 
         assert p.luck_rate_units == pytest.approx(p.luck_units / p.moves)  # MWC per move
         both = p.checker_error_units + p.cube_error_units
         assert p.overall_rate_units == pytest.approx(both / (p.unforced_moves + p.cube_decisions))
+        # XG's PR: 500 times the EMG lost per unforced decision (checker plays and cube decisions together)
+        decisions = p.unforced_moves + p.cube_decisions
+        assert decisions > 0 and p.pr is not None
+        assert p.pr == pytest.approx(500 * (p.checker_error + p.cube_error) / decisions)
+        assert p.overall_rate == pytest.approx(2 * p.pr)  # mEMG a decision is twice the PR
 
 
 @pytest.mark.parametrize(

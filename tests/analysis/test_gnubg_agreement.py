@@ -7,6 +7,7 @@ sign or alignment drops a correlation far below them.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests.analysis.agreement import Agreement, agreement
@@ -33,9 +34,11 @@ def test_every_file_and_move_is_compared(found: Agreement) -> None:
 
 
 def test_moves_marked_bad_mostly_agree(found: Agreement) -> None:
-    assert found.marked_both >= 0.65 * found.marked_gnubg  # we find most of gnubg's bad moves
-    assert found.marked_both >= 0.65 * found.marked_ours  # and most of ours are gnubg's too
-    assert found.overlap > 0.5
+    # measured 312 of gnubg's 395 (0.790, binomial SE 0.020) and of our 404 (0.772, SE 0.021), overlap 312 of 487
+    # (0.64, SE 0.022): each floor is 3 SEs below
+    assert found.marked_both >= 0.73 * found.marked_gnubg  # we find most of gnubg's bad moves
+    assert found.marked_both >= 0.71 * found.marked_ours  # and most of ours are gnubg's too
+    assert found.overlap > 0.57
 
 
 def test_per_move_errors_correlate(found: Agreement) -> None:
@@ -56,7 +59,10 @@ def test_an_opening_rolls_luck_is_judged_as_gnubg_judges_it(found: Agreement) ->
 
 def test_player_error_rates_side_by_side(found: Agreement) -> None:
     assert found.rates.n >= 50 and found.rates.low > 0.95
-    assert found.mean_rate_gap < 12.0
+    gaps = np.array([abs(p.gnubg - p.ours) for p in found.players])
+    assert found.mean_rate_gap == pytest.approx(gaps.mean())
+    # measured 5.8 mEMG a move: held within 3 SEs (of the mean over the players) of that
+    assert found.mean_rate_gap < 5.8 + 3 * gaps.std(ddof=1) / np.sqrt(len(gaps))
 
 
 def test_player_error_rates_in_mwc_side_by_side(found: Agreement) -> None:
@@ -68,10 +74,12 @@ def test_player_error_rates_in_mwc_side_by_side(found: Agreement) -> None:
 def test_cube_error_classes_are_counted_alike(found: Agreement) -> None:
     gnubg_total = sum(g for g, _ in found.cube.values())
     ours_total = sum(o for _, o in found.cube.values())
-    assert abs(ours_total - gnubg_total) < 0.3 * gnubg_total
+    # counts of errors differ by chance as two Poisson counts would, SE sqrt(g + o) (measured 161 and 174 in all;
+    # 51 and 73 missed doubles below the cash point, the widest, 2.0 SEs apart): 3 SEs at most
+    assert abs(ours_total - gnubg_total) <= 3 * np.sqrt(ours_total + gnubg_total)
     for kind, (g, o) in found.cube.items():
-        assert abs(o - g) <= max(5, 0.5 * g), kind
-    assert abs(found.close_cube[1] - found.close_cube[0]) < 0.15 * found.close_cube[0]
+        assert abs(o - g) <= 3 * np.sqrt(g + o), kind
+    assert abs(found.close_cube[1] - found.close_cube[0]) <= 3 * np.sqrt(sum(found.close_cube))  # 483 and 505
 
 
 def test_rating_bands_are_gnubgs(found: Agreement) -> None:
@@ -82,4 +90,5 @@ def test_rating_bands_are_gnubgs(found: Agreement) -> None:
 def test_cube_decisions_agree(found: Agreement) -> None:
     assert found.cube_no_double.n > 1500 and found.cube_no_double.low > 0.97
     assert found.cube_margin.low > 0.95  # how far doubling is from right, the figure that decides
-    assert found.cube_same_double > 0.9
+    # measured 0.964 over some 1,900 decisions (binomial SE 0.0043): 3 SEs below
+    assert found.cube_same_double > 0.95

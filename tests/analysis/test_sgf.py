@@ -7,6 +7,7 @@ imported (tools/gnubg_fixtures/gen_sgf.py); bad input gets the .mat reader's one
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,11 @@ def test_the_fixtures_cover_the_dialect() -> None:
     assert any(g.passed for g in games) and any(g.resigned for g in games) and any(g.crawford for g in games)
     assert any(r.record.rules.beavers for r in played) and any(r.record.rules.jacoby for r in played)
     texts = "".join((FIXTURES / e["sgf"]).read_text() for e in FILES)
-    for needle in ("[take]", "[drop]", "[double]", "y", "z]"):
+    for needle in ("[take]", "[drop]", "[double]"):
         assert needle in texts
+    # moves are dice then (from, to) letter pairs: a-x the points, y the bar, z off
+    assert re.search(r";[BW]\[\d\d(?:[a-z]{2})*y[a-x]", texts)  # a checker entering from the bar
+    assert re.search(r";[BW]\[\d\d(?:[a-z]{2})*[a-x]z", texts)  # a checker borne off
 
 
 SGF = (FIXTURES / "gnubg_sgf" / "gnubg_03pt_s04.sgf").read_text()

@@ -287,8 +287,10 @@ def test_gnubg_zero_ply_cubeful_example() -> None:
     assert float(gnubg_equity(s.P, s.W, s.L, x)) == pytest.approx(
         (1 - x) * s.cubeless_equity + x * float(live_equity(s.P, s.W, s.L))
     )
+    # by hand from the example's probabilities: 0.32 x (-0.0971) + 0.68 x (-0.1601) = -0.1399
     assert round(float(gnubg_equity(s.P, s.W, s.L, x)), 3) == -0.140
-    # Janowski's own equation 7 gives a different centred equity here
+    # Janowski's own equation 7 gives a different centred equity here, by hand: S = W + L + x/2 = 2.765,
+    # (2 S^2 P - S (L - 1 + x/2) - S (L + 1)) / (S (L + 1) - S (L - 1 + x/2)) = -0.6121 / 4.5899 = -0.1334
     assert round(float(centered_equity(0.454, 1.229, 1.196, x)), 3) == -0.133
 
 

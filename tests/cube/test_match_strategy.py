@@ -10,7 +10,7 @@ import pytest
 
 from cube.errors import CubeInputError
 from cube.match import MatchCube, MatchCubeDecision, MatchScore, cube_decision
-from cube.match_jump import jump_cube_decision
+from cube.match_jump import MAX_MATCH_VOLATILITY, jump_cube_decision
 from cube.match_strategy import GnubgMatchCube, JumpMatchCube, MatchCubeModel
 from cube.met import published_met
 from cube.states import CubeAction, CubeResponse, CubeState
@@ -111,6 +111,10 @@ def test_bad_input_names_it(call: Callable[[], object], words: str) -> None:
 
 def test_large_local_volatility_is_capped_not_refused() -> None:
     """A 441-roll estimate can exceed what the approximation accepts: it is used at its largest."""
-    probs = positions(2, 5)
-    acts = JumpMatchCube(MET, local=True).decide(probs, CUBES[0], [0.1, 0.8])
-    assert acts.double.shape == (2,)
+    probs = positions(40, 0)
+    model = JumpMatchCube(MET, local=True)
+    largest = float(np.nextafter(MAX_MATCH_VOLATILITY, 0.0))
+    capped, at_cap = (model.decide(probs, CUBES[0], [v] * 40) for v in (0.8, largest))
+    assert np.array_equal(capped.double, at_cap.double) and np.array_equal(capped.take, at_cap.take)
+    quiet = model.decide(probs, CUBES[0], [0.001] * 40)
+    assert not np.array_equal(capped.double, quiet.double)  # the volatility given matters on these positions

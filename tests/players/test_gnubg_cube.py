@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from cube.match import MatchCube, MatchScore
 from cube.met import published_met
 from cube.states import CubeAction, CubeResponse, CubeState
+from engine import Position
 from engine.batch import flip_boards
 from engine.errors import InvalidSpec
 from players.base import CubeContext
@@ -100,3 +102,41 @@ def test_match_decisions_are_gnubgs_own(gnubg_package: Any, boards: np.ndarray) 
     responses = net.double_responses(flip_boards(picked), context)
     assert (responses == gnubg.double_responses(flip_boards(picked), context)).all()
     assert set(responses) <= {CubeResponse.TAKE, CubeResponse.PASS}
+
+
+GNUBG_CUBE_TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_cube_table.json"
+
+
+def test_clear_decisions_are_gnubg_1_07s_on_its_cube_table(gnubg_package: Any) -> None:
+    """Against the answers gnubg 1.07 printed for the fixture's money positions (tools/gnubg_fixtures), not another
+    path through the same decider. The package values the cube with a livelier cube than 1.07 (docs/match-play.md),
+    so only decisions 1.07 makes by 0.04 or more are held, and of those the package may play on where 1.07
+    doubles: 3 of 144 when this was written, each a no double against 1.07's double, take."""
+    cases = [
+        c
+        for c in _gnubg_money_cases()
+        if min(abs(min(c["equities"][2:]) - c["equities"][1]), abs(c["equities"][3] - c["equities"][2])) >= 0.04
+    ]
+    player = make_player("net@0", "gnubg@0")
+    livelier = []
+    for case in cases:
+        board = Position.from_id(case["position_id"]).array.reshape(1, 26)
+        state = CubeState.CENTERED if case["owner"] == "centered" else CubeState.OWNED
+        context = CubeContext.money([state], jacoby=bool(case.get("jacoby")))
+        answer = (player.double_actions(board, context)[0], player.double_responses(flip_boards(board), context)[0])
+        text = case["decision_text"].lower()
+        expected = (
+            CubeAction.TOO_GOOD if text.startswith("too good")
+            else CubeAction.NO_DOUBLE if text.startswith("no ")
+            else CubeAction.DOUBLE,
+            CubeResponse(text.rsplit(" ", 1)[1]),
+        )  # fmt: skip
+        if answer != expected:
+            assert expected == (CubeAction.DOUBLE, CubeResponse.TAKE) and answer == ("no double", "take"), case
+            livelier.append(case["position_id"])
+    assert len(cases) > 100 and len(livelier) <= 4
+
+
+def _gnubg_money_cases() -> list[dict[str, Any]]:
+    cases = json.loads(GNUBG_CUBE_TABLE.read_text())["cases"]
+    return [c for c in cases if c["kind"] == "money" and c["owner"] in ("centered", "owned")]
