@@ -66,6 +66,7 @@ def test_the_request_mix_follows_its_weights() -> None:
     work = requests_for(sample_positions(50, 1), 4000, 1)
     counts = {path: sum(1 for p, _ in work if p == path) for path, _ in MIX}
     for path, weight in MIX:
+        # a multinomial share of 4,000 draws has an SE of at most sqrt(0.25 / 4000) = 0.0079: 0.03 is 3.8 SEs
         assert abs(counts[path] / len(work) - weight / 100) < 0.03
     assert all((body is None) == (path == "/health") for path, body in work)
 

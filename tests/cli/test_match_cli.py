@@ -70,6 +70,7 @@ def test_eval_at_a_score(
     models = js["cube"]["models"]
     assert js["cube"]["state"] == state
     assert list(models) == ["gnubg", "jump", "jump_local"]
+    # gnubg's contact cube life (its manual, seed 001) and the paper's self-play remote volatility, 11.3% (seed 000)
     assert models["gnubg"]["label"] == "gnubg(x=0.680: contact)" and models["jump"]["label"] == "jump(alpha=0.113)"
     assert "local_alpha" in models["jump_local"]["label"]
     expect = {

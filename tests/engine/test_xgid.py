@@ -185,7 +185,23 @@ def test_any_position_and_state_round_trip_through_an_xgid(
     assert x.text == text and x.beavers == (beavers and match.match_length == 0) and x.max_cube_exponent == max_cube
 
 
-@given(st.text(alphabet="-ABCDEFabcdefP0123456789:=XGID D", max_size=80))
+XGID_ALPHABET = "-ABCDEFabcdefP0123456789:=XGID D"
+
+
+@st.composite
+def xgid_like_texts(draw: st.DrawFn) -> str:
+    """Random texts of an XGID's characters, real XGIDs, and real XGIDs with one character changed or dropped."""
+    kind = draw(st.sampled_from(["random", "valid", "changed", "dropped"]))
+    if kind == "random":
+        return draw(st.text(alphabet=XGID_ALPHABET, max_size=80))
+    text = Position(draw(boards())).to_xgid(draw(match_states()))
+    at = draw(st.integers(0, len(text) - 1))
+    if kind == "changed":
+        return text[:at] + draw(st.sampled_from(XGID_ALPHABET)) + text[at + 1 :]
+    return text if kind == "valid" else text[:at] + text[at + 1 :]
+
+
+@given(xgid_like_texts())
 def test_random_text_is_read_or_refused_with_one_line(text: str) -> None:
     try:
         position, match = parse_id_pair(text)

@@ -118,7 +118,6 @@ def test_fit_grows_a_v1_start_into_v2_and_trains_a_crashed_net(tmp_path: Path, d
         # positions): the loss before training is nil up to float32 rounding and the few gammon chances that
         # the evaluator's rule bounds (nets.evaluator.possible_results) took out of the labels.
         assert report["history"][0]["validation_values"] < 1e-5, name
-        assert report["validation_best"] <= report["validation_before"]
 
 
 def test_cli_trains_v2_nets_that_load_and_play(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -107,6 +107,17 @@ def test_dead_cube_turn_doubles_takes_and_passes_by_the_theory(
         assert games.cube.tolist() == cube_before.tolist() and tally.games == 0
 
 
+def test_a_pass_scores_the_offered_cube_to_the_doubler() -> None:
+    games = _games("dead", 2)
+    games.probs = _probs([0.9, 0.9])
+    games.on_roll[:] = games.opener[:] = 1  # seat 1 (B) doubles in both slots, and seat 0 passes
+    games.cube[:] = [1, 2]
+    games.owner[:] = [-1, 1]
+    tally = CubeTally()
+    assert games.cube_turn(np.zeros(2, bool), tally, _boards(2)).all()
+    assert tally.passes == [2] and tally.points_a == -3  # B wins the 1 and the 2 it offered: -3 for A
+
+
 def test_no_double_past_the_largest_cube() -> None:
     games = _games("dead", 1)
     games.probs = _probs([0.99])
@@ -132,6 +143,7 @@ def test_finished_games_score_the_cube_times_the_result_for_the_seat_that_moved(
     games = _games("dead", 2)
     games.cube[:] = [2, 4]
     games.owner[:] = [1, 0]
+    games.on_roll[:] = games.opener[:] = 0  # seat 0 moves, and wins, in both slots: a score of one sign
     on_roll = games.on_roll.copy()
     lost_gammon = np.zeros(26, np.int8)
     lost_gammon[6] = 15  # seen by the loser, who has borne off nothing: a gammon
@@ -141,8 +153,8 @@ def test_finished_games_score_the_cube_times_the_result_for_the_seat_that_moved(
     assert result_multipliers(children).tolist() == [2, 1]
     tally = CubeTally()
     games.moved(_probs([0.0, 0.0]), children, np.array([True, True]), tally)
-    signed = [(4 if on_roll[0] == 0 else -4), (4 if on_roll[1] == 0 else -4)]
-    assert tally.points_a == sum(signed) and tally.points_a_squared == 32 and tally.final_cube_sum == 6
+    assert tally.points_a == 8  # 2 x gammon and 4 x single, both to seat 0 (A)
+    assert tally.points_a_squared == 32 and tally.final_cube_sum == 6
     assert games.cube.tolist() == [1, 1] and games.on_roll.tolist() == [1 - s for s in on_roll]
 
 
