@@ -22,10 +22,9 @@ from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
 
 import numpy as np
-from numba import njit
 
 from arena.workers import worker_pool
-from engine.batch import children_batch, flip_boards, phases
+from engine.batch import children_batch, distinct_rows, flip_boards, phases
 from engine.position import GamePhase
 from nets.base import BoardEvaluator
 from nets.lookahead import ROLL_WEIGHTS, ROLLS, expand_rolls
@@ -38,8 +37,6 @@ __all__ = ["DEEP_BOARDS", "best_plays", "deep_workers", "distinct_boards", "eval
 DEEP_BOARDS = 256
 #: Boards given to the net in one call (about 65 MB of encoded inputs).
 NET_BATCH = 65_536
-#: Odd 64-bit multipliers of a board's four 8-byte words in its hash (fixed: from a seeded generator).
-_HASH_MULTIPLIERS = np.random.default_rng(20261126).integers(1, 2**63, 4, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
 
 def distinct_boards(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -48,53 +45,8 @@ def distinct_boards(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     ``first`` holds the index in ``boards`` of each distinct row's first appearance, in order.
     """
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
-    n = len(boards)
-    if n == 0:
-        empty = np.zeros(0, np.int64)
-        return boards, empty, empty
-    padded = np.zeros((n, 32), np.int8)
-    padded[:, :26] = boards
-    words = padded.view(np.uint64)
-    keys = words @ _HASH_MULTIPLIERS  # wraps modulo 2**64
-    first, inverse = _distinct_rows(words, keys, 1 << (2 * n - 1).bit_length())
+    first, inverse = distinct_rows(boards)
     return boards[first], first, inverse
-
-
-@njit(cache=True)
-def _distinct_rows(words: np.ndarray, keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, inverse)`` of the distinct rows of ``words`` (n, 4), found by an open-addressing hash table.
-
-    ``keys`` are the rows' hashes; ``size`` (a power of two above n) the table's; rows are equal
-    when all four words are.
-    """
-    n = words.shape[0]
-    table = np.full(size, -1, np.int64)
-    first = np.empty(n, np.int64)
-    inverse = np.empty(n, np.int64)
-    count = 0
-    mask = np.uint64(size - 1)
-    for i in range(n):
-        slot = np.int64((keys[i] ^ (keys[i] >> np.uint64(29))) & mask)
-        while True:
-            j = table[slot]
-            if j < 0:
-                table[slot] = count
-                first[count] = i
-                inverse[i] = count
-                count += 1
-                break
-            r = first[j]
-            if (
-                keys[r] == keys[i]
-                and words[r, 0] == words[i, 0]
-                and words[r, 1] == words[i, 1]
-                and words[r, 2] == words[i, 2]
-                and words[r, 3] == words[i, 3]
-            ):
-                inverse[i] = j
-                break
-            slot = (slot + 1) & (size - 1)
-    return first[:count], inverse
 
 
 def evaluate_boards(ev: BoardEvaluator, boards: np.ndarray) -> np.ndarray:

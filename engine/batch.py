@@ -132,47 +132,59 @@ def crashed(boards: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
-def _distinct_rows_kernel(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n, width = rows.shape
-    size = 2
-    while size < 2 * n:
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.full(size, -1, np.int64)  # slot -> index of a distinct row
-    first = np.empty(n, np.int64)
-    inverse = np.empty(n, np.int64)
-    count = 0
-    for r in range(n):
-        key = np.uint64(14695981039346656037)  # FNV-1a over the row's bytes
-        for c in range(width):
-            key = (key ^ np.uint64(rows[r, c] & 0xFF)) * np.uint64(1099511628211)
-        slot = np.int64(key & mask)
-        while True:
-            d = table[slot]
-            if d < 0:
-                table[slot] = count
-                first[count] = r
-                inverse[r] = count
-                count += 1
-                break
-            same = True
-            for c in range(width):
-                if rows[first[d], c] != rows[r, c]:
-                    same = False
-                    break
-            if same:
-                inverse[r] = d
-                break
-            slot = (slot + 1) & (size - 1)
-    return first[:count].copy(), inverse
+#: Odd 64-bit multipliers of a board's four 8-byte words in its hash (fixed: from a seeded generator).
+_HASH_MULTIPLIERS = np.random.default_rng(20261126).integers(1, 2**63, 4, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
 
 def distinct_rows(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of int8 (n, w) ``boards``: ``(first, inverse)``, ``first`` the index of each distinct row's
-    first occurrence (in order of appearance) and ``inverse`` (n,) each row's index into ``first``, so
+    """The distinct boards of int8 (n, 26) ``boards``: ``(first, inverse)``, ``first`` the index of each distinct
+    board's first occurrence (in order of appearance) and ``inverse`` (n,) each board's index into ``first``, so
     ``boards[first][inverse]`` equals ``boards``; a hash table, several times faster than ``np.unique`` on rows."""
-    rows = np.ascontiguousarray(boards, dtype=np.int8)
-    if rows.ndim != 2:
-        raise ValueError(f"boards must have shape (n, w), got {rows.shape}")
-    return _distinct_rows_kernel(rows)
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE:
+        raise ValueError(f"boards must have shape (n, {BOARD_SIZE}), got {boards.shape}")
+    n = len(boards)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    padded = np.zeros((n, 32), np.int8)
+    padded[:, :BOARD_SIZE] = boards
+    words = padded.view(np.uint64)
+    keys = words @ _HASH_MULTIPLIERS  # wraps modulo 2**64
+    return _distinct_rows_kernel(words, keys, 1 << (2 * n - 1).bit_length())
+
+
+@njit(cache=True)
+def _distinct_rows_kernel(words: np.ndarray, keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of the distinct rows of ``words`` (n, 4), found by an open-addressing hash table.
+
+    ``keys`` are the rows' hashes; ``size`` (a power of two above n) the table's; rows are equal
+    when all four words are.
+    """
+    n = words.shape[0]
+    table = np.full(size, -1, np.int64)
+    first = np.empty(n, np.int64)
+    inverse = np.empty(n, np.int64)
+    count = 0
+    mask = np.uint64(size - 1)
+    for i in range(n):
+        slot = np.int64((keys[i] ^ (keys[i] >> np.uint64(29))) & mask)
+        while True:
+            j = table[slot]
+            if j < 0:
+                table[slot] = count
+                first[count] = i
+                inverse[i] = count
+                count += 1
+                break
+            r = first[j]
+            if (
+                keys[r] == keys[i]
+                and words[r, 0] == words[i, 0]
+                and words[r, 1] == words[i, 1]
+                and words[r, 2] == words[i, 2]
+                and words[r, 3] == words[i, 3]
+            ):
+                inverse[i] = j
+                break
+            slot = (slot + 1) & (size - 1)
+    return first[:count], inverse
