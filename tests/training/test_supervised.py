@@ -357,6 +357,20 @@ def test_each_loss_is_smallest_at_the_target(pred: list[float], target: list[flo
             assert float(loss(torch.tensor([pred]) + shift, t)[0]) > at
 
 
+def test_cross_entropy_still_pulls_a_saturated_output_toward_its_target() -> None:
+    """An output below 1e-6 had no gradient when the loss clamped it there; through the chained sigmoids the
+    gradient of a logit is about the output minus its target, however far the logit has gone."""
+    import torch
+
+    from nets.model import consistent_probabilities
+
+    logits = torch.tensor([[-20.0, 0.0, 0.0, 0.0, 0.0]], requires_grad=True)  # P(win) about 2e-9
+    target = torch.tensor([[0.3, 0.1, 0.01, 0.2, 0.02]])
+    Loss.CROSS_ENTROPY(consistent_probabilities(logits), target).sum().backward()
+    assert logits.grad is not None and float(logits.grad[0, 0]) < -0.1  # pushed up, toward 0.3
+    assert torch.isfinite(logits.grad).all()
+
+
 def test_fit_writes_a_promotable_candidate_with_its_provenance(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "cand.jgw"
     shipped = {phase: net.config.hidden for phase, net in load_evaluator(bearoff=False).nets.items()}

@@ -11,6 +11,7 @@ import enum
 
 import numpy as np
 import torch
+from torch import nn
 
 from nets.model import PhaseNet
 
@@ -25,8 +26,10 @@ class Loss(enum.Enum):
         """Per-row loss (n,) summed over the five outputs."""
         if self is Loss.MSE:
             return ((pred - target) ** 2).sum(dim=1)
-        p = pred.clamp(1e-6, 1 - 1e-6)
-        return -(target * torch.log(p) + (1 - target) * torch.log(1 - p)).sum(dim=1)
+        # torch's own cross-entropy: its log is bounded at -100 and its gradient's denominator at 1e-12, so an
+        # output at exactly 0 or 1 (the rules' bounds give them) is still pushed toward its target; clamping the
+        # output to [1e-6, 1 - 1e-6] instead left such entries with no gradient at all
+        return nn.functional.binary_cross_entropy(pred.clamp(0.0, 1.0), target, reduction="none").sum(dim=1)
 
 
 def equity_of(probabilities: torch.Tensor) -> torch.Tensor:
