@@ -21,6 +21,7 @@ from cli.common import (
     path_arg,
     torch_device,
 )
+from nets.weights import write_atomic
 from players.specs import weights_identity
 from weights import DEFAULT_WEIGHTS
 
@@ -30,7 +31,8 @@ examples:
   jumpgammon bench eval --repeats 3
   jumpgammon bench moves --plies 1
   jumpgammon bench arena --games 2000
-  jumpgammon bench cube-bearoff --out results/benchmarks"""
+  jumpgammon bench cube-bearoff --out results/benchmarks
+  jumpgammon bench rollout --repeats 3 --out results/rollout-speed"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,10 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", epilog=EPILOG)
     p.add_argument(
         "what",
-        choices=["movegen", "eval", "gnubg", "moves", "labels", "train", "cube-bearoff", "arena"],
+        choices=["movegen", "eval", "gnubg", "moves", "labels", "train", "cube-bearoff", "arena", "rollout"],
         help=(
             "what to measure (moves: checker-play error against gnubg 2-ply; labels: equity error against "
-            "rollout labels, beside gnubg 0-ply's; train: the train command's speed)"
+            "rollout labels, beside gnubg 0-ply's; train: the train command's speed; rollout: a cube-decision "
+            "rollout's CPU seconds against GNU Backgammon 1.07's, which it needs at /usr/games/gnubg)"
         ),
     )
     p.add_argument(
@@ -73,7 +76,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--repeats",
         type=int_range(1, 1000),
         default=None,
-        help="movegen and eval: timed repeats (default 5); the best rate, and the median 441-roll time, are reported",
+        help=(
+            "movegen and eval: timed repeats (default 5); the best rate, and the median 441-roll time, are reported; "
+            "rollout: alternating runs of both programs (default 3), the medians compared"
+        ),
+    )
+    p.add_argument(
+        "--trials", type=int_range(2, 1_000_000), default=None, help="rollout: trials of each branch (default 1296)"
     )
     p.add_argument("--plies", type=PLIES, default=None, help="gnubg, moves and labels: lookahead, 0-2 (default 0)")
     p.add_argument(
@@ -99,7 +108,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=path_arg,
         default=None,
         metavar="DIR",
-        help="cube-bearoff: also write cube_bearoff.json and cube_bearoff.md into DIR (e.g. results/benchmarks)",
+        help=(
+            "cube-bearoff: also write cube_bearoff.json and cube_bearoff.md into DIR (e.g. results/benchmarks); "
+            "rollout: cube_decision_vs_gnubg.json (e.g. results/rollout-speed)"
+        ),
     )
     add_json_argument(p)
     p.set_defaults(func=run)
@@ -115,10 +127,13 @@ OPTIONS_READ: dict[str, set[str]] = {
     "train": {"games", "gnubg_games", "profile"},
     "cube-bearoff": {"sample", "seed", "no_fit", "out"},
     "arena": {"games"},
+    "rollout": {"repeats", "trials", "out"},
 }
 DEFAULTS: dict[str, Any] = {"device": "cpu", "repeats": 5, "plies": 0, "gnubg_games": 2000}
+# Where a benchmark's own defaults differ (rollout: each repeat runs gnubg twice and a whole rollout).
+DEFAULTS_OF: dict[str, dict[str, Any]] = {"rollout": {"repeats": 3, "trials": 1296}}
 # The benchmarks that measure a net: the shipped one unless --weights names another (arena: the shipped one).
-MEASURES_A_NET = {"eval", "gnubg", "moves", "labels", "arena"}
+MEASURES_A_NET = {"eval", "gnubg", "moves", "labels", "arena", "rollout"}
 
 
 def measured(args: argparse.Namespace) -> dict[str, Any]:
@@ -137,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     unread = given_options(args, set().union(*OPTIONS_READ.values()) - OPTIONS_READ[args.what])
     if unread:
         raise ValueError(f"bench {args.what} does not read {', '.join(unread)}")
-    fill_defaults(args, DEFAULTS)
+    fill_defaults(args, {**DEFAULTS, **DEFAULTS_OF.get(args.what, {})})
     args.measured = stamp = measured(args)
     code = _measure(args)
     if not args.json:
@@ -195,6 +210,8 @@ def _measure(args: argparse.Namespace) -> int:
         return 0
     if args.what == "cube-bearoff":
         return _cube_bearoff(args)
+    if args.what == "rollout":
+        return _rollout(args)
     if args.what == "eval":
         speed = bench_eval(args.games, args.repeats, args.device, args.weights)
         if args.json:
@@ -325,4 +342,29 @@ def _train(args: argparse.Namespace) -> int:
     print(f"train / gnubg: {result.train_over_gnubg:.2f}x")
     for part, share in (result.profile or {}).items():
         print(f"  {100 * share:5.1f}%  {part}")
+    return 0
+
+
+def _rollout(args: argparse.Namespace) -> int:
+    """``bench rollout``: a cube-decision rollout's CPU seconds against gnubg 1.07's, side by side; returns 0."""
+    from benchmarks.rollout_speed import RESULT_FILE, bench_rollout
+
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {str(args.out)!r} is not a folder")
+    result = bench_rollout(args.trials, args.repeats, progress=not args.json)
+    record = {**result.to_json(), "measured": args.measured}
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_atomic(args.out / RESULT_FILE, (json.dumps(record, indent=1) + "\n").encode())
+    if args.json:
+        print(json.dumps(record))
+        return 0
+    print(
+        f"cube-decision rollout of {result.position}, {result.trials} trials a branch, one thread each, "
+        f"{len(result.runs)} repeats: gnubg 1.07 {result.gnubg_cpu_median:.1f} CPU s for its two branches, "
+        f"jumpgammon {result.jumpgammon_cpu_median:.1f} CPU s for both"
+    )
+    print(f"jumpgammon / gnubg speed per core: {result.speed_ratio_per_core:.2f}x (medians)")
+    if args.out is not None:
+        print(f"wrote {args.out / RESULT_FILE}")
     return 0

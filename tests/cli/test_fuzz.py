@@ -977,10 +977,12 @@ COMMAND_SPECS: dict[str, CommandSpec] = {
     "hint": CommandSpec(lambda draw: [draw(POSITION_IDS)]),
     "cube": CommandSpec(lambda draw: ["--W", draw(GOOD_VALUES["--W"]), "--L", draw(GOOD_VALUES["--L"])], _cube_caps),
     "bench": CommandSpec(
-        lambda draw: [draw(st.sampled_from(["movegen", "movegen", "movegen", "eval", "gnubg", "cube-bearoff", "x"]))],
+        lambda draw: [
+            draw(st.sampled_from(["movegen", "movegen", "movegen", "eval", "gnubg", "cube-bearoff", "rollout", "x"]))
+        ],
         lambda draw: ["--games", str(draw(st.integers(1, 5))), "--repeats", "1"],
-        # gnubg and cube-bearoff run for minutes: they are only parsed.
-        lambda leading: leading[0] in ("gnubg", "cube-bearoff"),
+        # gnubg, cube-bearoff and rollout (gnubg's program, twice a repeat) run for minutes: they are only parsed.
+        lambda leading: leading[0] in ("gnubg", "cube-bearoff", "rollout"),
     ),
     "train": CommandSpec(lambda draw: [], _train_caps),
     # One game labelled at 0-ply by the shipped net (an untrained one may never finish); fit finds no shards.
