@@ -947,8 +947,9 @@ def _play_block(
 class _Running:
     """Running mean and SE of each start's headline equity (finished trials so far), for the progress bar."""
 
-    def __init__(self, positions: int, mwc: bool = False) -> None:
+    def __init__(self, positions: int, mwc: bool = False, mover_view: bool = False) -> None:
         self.mwc = mwc  # the headline is a match-winning chance (a rollout at a match score), shown in percent
+        self.mover_view = mover_view  # shown for the side that moved into each start (a rollout of plays)
         self.n = np.zeros(positions)
         self.total = np.zeros(positions)
         self.squares = np.zeros(positions)
@@ -964,10 +965,11 @@ class _Running:
             return ""
         mean = self.total[0] / n
         se = math.sqrt(max(self.squares[0] / n - mean**2, 0.0) * n / (n - 1) / n)
-        prefix = "first position " if len(self.n) > 1 else ""
+        prefix = ("first play " if self.mover_view else "first position ") if len(self.n) > 1 else ""
         if self.mwc:
+            mean = 1.0 - mean if self.mover_view else mean
             return f"{prefix}MWC {100 * mean:.2f}% +- {100 * se:.2f}%"
-        return f"{prefix}equity {mean:+.4f} +- {se:.4f}"
+        return f"{prefix}equity {-mean if self.mover_view else mean:+.4f} +- {se:.4f}"
 
 
 #: Asked after each block with every start's results so far: True stops the rollout there.
@@ -1057,6 +1059,7 @@ def run_rollouts(
     progress: bool = True,
     stop: StopCheck | None = None,
     previous: TrialOutcomes | None = None,
+    mover_view: bool = False,
 ) -> list[RolloutResult]:
     """Roll out every start with ``config``; one result per start, in order (each from its roller's view).
 
@@ -1064,6 +1067,8 @@ def run_rollouts(
     equals a single-process run. ``previous`` holds trials ``0 .. m-1`` of every start already
     played (a saved rollout): the run continues with trial ``m`` on the same dice. ``stop`` is
     asked after each block (in trial order) and ends the rollout early when it answers True.
+    ``mover_view``: the progress bar shows the running figure for the side that moved into each start (the
+    starts are the plays of a rollout of plays, whose table shows them so), not for its roller.
     """
     if not starts:
         raise InvalidSpec("no position to roll out")
@@ -1073,7 +1078,7 @@ def run_rollouts(
     if done > config.trials:
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")
     blocks = blocks_of(config, len(starts), done)
-    running = _Running(len(starts), mwc=config.cubeful and is_match(starts))
+    running = _Running(len(starts), mwc=config.cubeful and is_match(starts), mover_view=mover_view)
     # Until the first trials end the bar says why nothing moves (numba compiles its kernels on a first run).
     bar = tqdm(
         total=(config.trials - done) * len(starts),

@@ -193,5 +193,7 @@ def run_play_rollout(
 
     stopper = Stopper(stop, figures) if stop is not None else None
     children = [child_start(start, c) for c in candidates]
-    results = run_rollouts(children, config, workers=workers, progress=progress, stop=stopper, previous=previous)
+    results = run_rollouts(
+        children, config, workers=workers, progress=progress, stop=stopper, previous=previous, mover_view=True
+    )
     return PlayRollout(start, config, candidates, results), None if stopper is None else stopper.reason

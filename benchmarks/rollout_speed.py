@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from engine.errors import NotSupported
 from engine.match import MatchState
 
@@ -142,6 +144,8 @@ def bench_rollout(
     ours = our_command(position, trials)
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     runs: list[dict[str, Any]] = []
+    # three timed runs a repeat: gnubg's two branches, then this project's rollout of both
+    bar = tqdm(total=3 * repeats, disable=not progress, unit="run", desc="bench rollout", leave=False)
     for repeat in range(repeats):
         theirs = {}
         for branch, match_id in (("no_double", NO_DOUBLE_STATE), ("double_take", DOUBLE_TAKE_STATE)):
@@ -150,18 +154,21 @@ def bench_rollout(
             if "Rollout done" not in run.pop("stdout"):
                 raise RuntimeError(f"gnubg ({gnubg}) did not finish its {branch} rollout")
             theirs[branch] = run
+            bar.update(1)
         mine = timed(ours, env=env)
+        bar.update(1)
         result = _json_of(mine.pop("stdout"))
         mine["rollout_seconds"] = result["seconds"]  # from the first block's start: the rest is start-up
         mine["cube_decision"] = result["cube_decision"]
         runs.append({"repeat": repeat, "gnubg": theirs, "jumpgammon": mine})
         if progress:
             g_cpu = theirs["no_double"]["cpu"] + theirs["double_take"]["cpu"]
-            print(
+            bar.write(
                 f"repeat {repeat}: gnubg both branches {g_cpu:.1f} CPU s, jumpgammon {mine['cpu']:.1f} CPU s "
                 f"(ratio {g_cpu / mine['cpu']:.2f})",
                 file=sys.stderr,
             )
+    bar.close()
     return RolloutSpeed(
         position=position,
         trials=trials,

@@ -361,8 +361,9 @@ def _rollout(args: argparse.Namespace) -> int:
         return 0
     print(
         f"cube-decision rollout of {result.position}, {result.trials} trials a branch, one thread each, "
-        f"{len(result.runs)} repeats: gnubg 1.07 {result.gnubg_cpu_median:.1f} CPU s for its two branches, "
-        f"jumpgammon {result.jumpgammon_cpu_median:.1f} CPU s for both"
+        f"{len(result.runs)} repeat{'s' if len(result.runs) != 1 else ''}: gnubg 1.07 "
+        f"{result.gnubg_cpu_median:.1f} CPU s for its two branches, jumpgammon {result.jumpgammon_cpu_median:.1f} "
+        "CPU s for both"
     )
     print(f"jumpgammon / gnubg speed per core: {result.speed_ratio_per_core:.2f}x (medians)")
     if args.out is not None:

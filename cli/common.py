@@ -74,6 +74,8 @@ def check_output_file(path: Path | None, option: str, make_folder: bool = False)
         raise ValueError(f"{option} {str(path)!r}: folder {str(path.parent)!r} does not exist")
     folder = path.parent
     while not folder.is_dir() and folder != folder.parent:
+        if folder.exists():  # a file where a folder must be (or be made): writing would fail at the end
+            raise ValueError(f"{option} {str(path)!r}: {str(folder)!r} is a file, not a folder")
         folder = folder.parent
     try:  # a probe: a long run must not end in a file it cannot write (a folder made read-only, /proc)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".jumpgammon-probe-"):

@@ -51,7 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--x1", type=float_range(0, 1), help="refined model: index of the side on roll")
     p.add_argument("--x2", type=float_range(0, 1), help="refined model: index of the opponent")
     p.add_argument(
-        "--alpha", type=float_range(0, 0.5, low_open=True, high_open=True), help="jump volatility E|J| (remote)"
+        "--alpha",
+        type=float_range(0, 0.5, low_open=True, high_open=True),
+        help="jump volatility E|J| (remote; default 0.10, the remote volatility eval's jump models use)",
     )
     p.add_argument(
         "--local-alpha",

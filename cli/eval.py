@@ -74,8 +74,8 @@ def format_analysis(r: EvalReport) -> str:
         "        Win     W(g)    W(bg)   L(g)    L(bg)",
         f"        {p.win:.3f}   {p.win_gammon:.3f}   {p.win_backgammon:.3f}   "
         f"{p.lose_gammon:.3f}   {p.lose_backgammon:.3f}",
-        f"Cubeless equity: {r.cubeless_equity:+.3f}  (W {r.win_value:.3f}, L {r.loss_value:.3f}: the average value of "
-        "a game won and of one lost, cube --W --L)",
+        f"Cubeless equity{' (money)' if r.match is not None else ''}: {r.cubeless_equity:+.3f}  "
+        f"(W {r.win_value:.3f}, L {r.loss_value:.3f}: the average value of a game won and of one lost, cube --W --L)",
         f"Local jump volatility (441 rolls): P_a {v.p_average:.3f}  sigma_J {v.sigma:.4f}  "
         f"E|jump| {v.mean_abs_jump:.4f}  "
         f"(equity: sigma {v.equity_sigma:.4f}, E|jump| {v.equity_mean_abs_jump:.4f})",
@@ -85,7 +85,7 @@ def format_analysis(r: EvalReport) -> str:
         m = r.match
         crawford = ", Crawford game" if m.crawford else ""
         lines.append(
-            f"Match to {m.length}: {m.score[0]}-{m.score[1]} ({m.away}-away against "
+            f"Match to {m.length}: {m.score[0]}-{m.score[1]}, the side on roll first ({m.away}-away against "
             f"{m.opp_away}-away{crawford}), cube {m.cube}, table {m.met}"
         )
         lines.append(f"Cubeless MWC: {_pct(r.cubeless_mwc)}  (normalised equity {_eq(r.cubeless_normalised_equity)})")

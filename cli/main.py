@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
+import importlib.metadata
 import json
 import os
 import sys
@@ -130,6 +131,7 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         epilog=EPILOG,
     )
     parser.register("action", "parsers", _Commands)
+    parser.add_argument("--version", action="version", version=f"jumpgammon {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         if name in full:
@@ -137,6 +139,14 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         else:
             sub.add_parser(name, add_help=False)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version ("unknown" when run from a tree that was never installed)."""
+    try:
+        return importlib.metadata.version("jumpgammon")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

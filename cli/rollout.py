@@ -268,6 +268,8 @@ def resumed_request(args: argparse.Namespace) -> Request:
 def run(args: argparse.Namespace) -> int:
     """Roll out and report; returns 0."""
     check_output_file(args.save, "--save", make_folder=True)
+    if args.save is not None and args.save.suffix != ".npz":  # it writes an .npz archive whatever the name says
+        raise ValueError(f"--save {str(args.save)!r}: give a file name ending in .npz (the rollout is saved as one)")
     request = resumed_request(args) if args.resume is not None else new_request(args)
     config = request.config
     stop = None

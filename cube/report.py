@@ -25,6 +25,7 @@ from cube.jump_nonlinear import JumpNonlinearModel
 from cube.jump_numerical import solve_cached
 from cube.points import POINT_NAMES, DecisionPoints, EquityCurves
 from cube.states import CubeState
+from cube.volatility import DEFAULT_REMOTE_ALPHA
 
 __all__ = ["MODELS", "PLOT_FORMATS", "CubeReport", "implied_indices", "make_model", "plot_equities", "report"]
 
@@ -84,7 +85,8 @@ def make_model(
     N: int | None = None,
 ) -> _Model:
     """Return the model object for a CLI model name (see :data:`MODELS`); an option left None takes its default
-    (double-exponential jumps, no statistical scale, :data:`DEFAULT_GRID` buckets).
+    (alpha :data:`cube.volatility.DEFAULT_REMOTE_ALPHA`, double-exponential jumps, no statistical scale,
+    :data:`DEFAULT_GRID` buckets).
 
     Raises CubeInputError naming an option given (not None) that the model does not read.
     """
@@ -117,10 +119,7 @@ def make_model(
         if x1 is None or x2 is None:
             raise CubeInputError("model janowski needs --x, or both --x1 and --x2")
         return JanowskiModel(x1, x2)
-    if alpha is None:
-        raise CubeInputError(
-            f"model {name} needs --alpha, the jump volatility (e.g. --alpha 0.1; or --model janowski --x 0.7)"
-        )
+    alpha = DEFAULT_REMOTE_ALPHA if alpha is None else alpha  # as eval's jump models and the jump-local cube
     if name == "jump-linear":
         return JumpLinearModel(alpha, local_alpha, statistical)
     if name == "jump-nonlinear":
@@ -203,7 +202,8 @@ def report(
     if isinstance(m, JanowskiModel):
         params.update({"x1": m.x1, "x2": m.x2})
     else:
-        params["alpha"] = model_args.get("alpha")
+        alpha = model_args.get("alpha")
+        params["alpha"] = DEFAULT_REMOTE_ALPHA if alpha is None else alpha  # the volatility make_model used
         if model != "jump-linear":
             params["distribution"] = model_args.get("distribution") or "double-exponential"
         else:

@@ -445,6 +445,9 @@ def test_unusable_files_are_named_before_any_work(capsys: pytest.CaptureFixture[
     garbage.write_bytes(b"\xfe\xff\x00garbage")
     cases = [
         (["rollout", START, "--trials", "2", "--save", str(folder)], "--save"),
+        # a file where the folder must be: refused before the trials, not after them (it ended in [Errno 17])
+        (["rollout", START, "--trials", "2", "--save", str(garbage / "x.npz")], "is a file, not a folder"),
+        (["rollout", START, "--trials", "2", "--save", str(tmp_path / "r.json")], "ending in .npz"),
         (["train", "--out", str(tmp_path / "r.jgw"), "--games", "2", "--log", str(folder)], "--log"),
         (["rollout", "--file", str(garbage), "--trials", "2"], "is not a text file"),
         (["tournament", "--a", "pubeval", "--b", "pubeval", "--games", "2", "--checkpoint", str(garbage)], "not text"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,10 @@ def test_every_default_is_shown(command: str) -> None:
             continue
         text = " ".join(parser._get_formatter()._format_action(action).split())
         assert "default" in text.lower(), f"{command} {action.option_strings[0]}: {text!r}"
+
+
+def test_version_is_the_installed_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:  # argparse's own exit, as for --help
+        run_cli(capsys, "--version")
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"jumpgammon {importlib.metadata.version('jumpgammon')}"

@@ -142,7 +142,8 @@ def test_every_model_names_a_cube_that_cannot_be_turned_as_gnubg(
 def test_eval_text_at_a_score(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", f"{START}:{match_id(match_length=5, score=(1, 2), dice=(4, 1))}"]) == 0
     text = capsys.readouterr().out
-    assert "Match to 5: 1-2 (4-away against 3-away)" in text and "Cubeless MWC" in text
+    assert "Match to 5: 1-2, the side on roll first (4-away against 3-away)" in text and "Cubeless MWC" in text
+    assert "Cubeless equity (money)" in text  # a money figure, named so at a match score
     assert "jump(alpha=0.113)" in text and "gnubg(x=0.680: contact)" in text and "MWC:" in text
 
 

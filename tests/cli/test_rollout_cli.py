@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,14 @@ def test_bad_input_is_one_line(
     (tmp_path / "empty.txt").write_text("# nothing\n\n")
     code, out, err = run_cli(capsys, *argv, *(["--json"] if as_json else []))
     assert_clean_error(code, out, err, needle, as_json)
+
+
+def test_a_plays_rollouts_progress_shows_the_first_play_as_its_table_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """The bar showed the first play's equity for its roller (the opponent): -0.1593 beside a table's +0.1593."""
+    code, out, err = run_cli(capsys, "rollout", f"{START}:MIEFAAAAAAAA", "--plays", "2", "--trials", "72")
+    assert code == 0
+    first_row = next(line for line in out.splitlines() if line.strip().startswith("1."))
+    found = re.search(r"[+-]\d\.\d{4}", first_row)  # "1. 8/5 6/5  +0.1361 ...": its equity, the first signed figure
+    assert found is not None
+    table_equity = found.group()
+    assert f"first play equity {table_equity} +-" in err.replace("\r", "\n").splitlines()[-1]

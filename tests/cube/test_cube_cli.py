@@ -60,11 +60,17 @@ def test_linear_implied_indices_and_janowski_nulls(capsys: pytest.CaptureFixture
     assert out["tp"] == pytest.approx(0.25) and out["id_o"] == pytest.approx(0.5)
 
 
+def test_a_jump_model_without_alpha_takes_evals_remote_alpha(capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval`` prints W and L "for cube --W --L": with them alone the jump model uses the 0.10 eval's models use."""
+    without = _json(capsys, ["--W", "1.2", "--L", "1.1"])
+    assert without["model"] == "jump-linear" and without["alpha"] == 0.1
+    assert without == _json(capsys, ["--W", "1.2", "--L", "1.1", "--alpha", "0.10"])
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
         (["--W", "0.8", "--L", "1", "--model", "live"], "--W: expected a number in [1, 3], got '0.8'"),
-        (["--W", "1", "--L", "1", "--model", "jump-linear"], "--alpha"),
         (["--W", "1", "--L", "1", "--model", "janowski"], "--x"),
         (["--W", "1", "--L", "1", "--model", "janowski", "--x", "1.2"], "1.2"),
         (["--W", "1", "--L", "1", "--model", "jump-linear", "--alpha", "0"], "--alpha: expected a number in (0, 0.5)"),
