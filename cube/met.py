@@ -144,7 +144,9 @@ class MatchEquityTable:
         if np.any(asym > _SYMMETRY_TOLERANCE):
             i, j = (int(k) for k in np.unravel_index(np.argmax(asym), asym.shape))
             raise CubeInputError(
-                f"{label}: entries [{i}][{j}] = {pre[i, j]!r} and [{j}][{i}] = {pre[j, i]!r} do not add up to 1"
+                f"{label}: {i + 1}-away against {j + 1}-away is {float(pre[i, j]):.6g} and the other way round "
+                f"{float(pre[j, i]):.6g}, which add up to {float(pre[i, j] + pre[j, i]):.6g}, not 1 (this program "
+                "needs the two sides' chances to add up to 1)"
             )
         if abs(post[0] - 0.5) > _SYMMETRY_TOLERANCE:
             raise CubeInputError(f"{label}: post-Crawford 1-away against 1-away must be 0.5, got {post[0]!r}")
@@ -335,7 +337,13 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
     if not rows or any(len(r) != len(rows) for r in rows):
         raise CubeInputError(f"{label}: pre-Crawford table is not square")
     source = f"{description} (GNU Backgammon match equity file {Path(label).name})"
-    return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post_rows[0])))
+    post = list(post_rows[0])
+    if len(post) == len(rows) - 1:
+        # gnubg reads only n - 1 post-Crawford entries of an n-point table (the first post-Crawford score is
+        # n - 1-away) and makes the n-th by its recursion, as extended_met does: its own g11.xml and mec26.xml
+        # give 24 for 25 points. A stand-in fills the place extended_met recomputes.
+        post.append(post[-1])
+    return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post)))
 
 
 # --------------------------------------------------------------------------- Keith's algorithm

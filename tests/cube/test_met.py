@@ -273,3 +273,29 @@ def test_unsupported_and_broken_xml(tmp_path: Path) -> None:
     other.write_text("<table/>")
     with pytest.raises(CubeInputError, match="is not a GNU Backgammon match equity table"):
         load_gnubg_xml(other)
+
+
+def _xml_table(post: list[float]) -> str:
+    pre = [[0.5, 0.68, 0.75], [0.32, 0.5, 0.6], [0.25, 0.4, 0.5]]
+    rows = "".join("<row>" + "".join(f"<me>{v}</me>" for v in row) + "</row>" for row in pre)
+    return (
+        "<met><info><name>t</name><description>d</description><length>3</length></info>"
+        f'<pre-crawford-table type="explicit">{rows}</pre-crawford-table>'
+        '<post-crawford-table type="explicit" player="both"><row>'
+        + "".join(f"<me>{v}</me>" for v in post)
+        + "</row></post-crawford-table></met>"
+    )
+
+
+def test_a_post_crawford_row_one_short_reads_as_gnubg_reads_it(tmp_path: Path) -> None:
+    """gnubg copies n - 1 post-Crawford entries of an n-point table and makes the last by its recursion: a row of
+    n - 1 (its own g11.xml and mec26.xml) is enough, and any n-th entry is replaced."""
+    short, full = tmp_path / "short.xml", tmp_path / "full.xml"
+    short.write_text(_xml_table([0.5, 0.49]))
+    full.write_text(_xml_table([0.5, 0.49, 0.3]))
+    a, b = load_gnubg_xml(short), load_gnubg_xml(full)
+    assert np.array_equal(a.post_crawford, b.post_crawford) and np.array_equal(a.pre_crawford, b.pre_crawford)
+    met_dir = gnubg_met_dir()
+    if met_dir is not None:  # gnubg's own, when installed: both load
+        for name in ("g11.xml", "mec26.xml"):
+            assert load_gnubg_xml(met_dir / name).given_length == 25
