@@ -1052,6 +1052,23 @@ def check_match_lengths(starts: Sequence[RolloutStart], config: RolloutConfig) -
             )
 
 
+def check_one_jacoby_rule(starts: Sequence[RolloutStart], config: RolloutConfig) -> None:
+    """Refuse, naming the first two that differ, cubeful starts played under different Jacoby rules (one lockstep
+    batch plays one set of rules)."""
+    if not config.cubeful or len({s.jacoby for s in starts}) < 2:
+        return
+    other = next(i for i, s in enumerate(starts) if s.jacoby != starts[0].jacoby)
+
+    def rule(i: int) -> str:
+        given = starts[i].position.id + (f":{starts[i].match_id}" if starts[i].match_id else " (no match ID)")
+        return f"position {i + 1} ({given}) {'on' if starts[i].jacoby else 'off'}"
+
+    raise NotSupported(
+        f"the positions of a cubeful rollout differ in the Jacoby rule (their match IDs): {rule(0)}, {rule(other)}; "
+        "give them all the same rule"
+    )
+
+
 def run_rollouts(
     starts: Sequence[RolloutStart],
     config: RolloutConfig,
@@ -1074,6 +1091,7 @@ def run_rollouts(
         raise InvalidSpec("no position to roll out")
     players = build_players(config, is_match(starts))  # a bad spec or weights file fails before any trial
     check_match_lengths(starts, config)
+    check_one_jacoby_rule(starts, config)
     done = 0 if previous is None else _played_trials(previous, len(starts))
     if done > config.trials:
         raise InvalidSpec(f"trials {config.trials}: the saved rollout already holds {done} trials of each position")

@@ -271,3 +271,15 @@ def test_a_plays_rollouts_progress_shows_the_first_play_as_its_table_does(capsys
     assert found is not None
     table_equity = found.group()
     assert f"first play equity {table_equity} +-" in err.replace("\r", "\n").splitlines()[-1]
+
+
+def test_a_cubeful_file_mixing_jacoby_rules_names_the_positions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    jacoby_off = MatchState(on_roll=0, turn=0, extra_bits=1).id  # money, Jacoby off
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"{START}\n{START}:{jacoby_off}\n")
+    code, out, err = run_cli(capsys, "rollout", "--file", str(ids), "--cubeful", "--trials", "36")
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and out == "" and "position 1 (4HPwATDgc/ABMA (no match ID)) on" in last
+    assert f"position 2 ({START}:{jacoby_off}) off" in last and "trial/s" not in err  # refused before any trial
