@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cube.met import DEFAULT_MET, PUBLISHED_METS
+from engine.match import MatchState
 
 
 def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -130,6 +131,12 @@ def add_met_argument(p: argparse.ArgumentParser) -> None:
         help=f"match equity table at a match score: {', '.join(PUBLISHED_METS)} or a gnubg .xml file "
         f"(default {DEFAULT_MET})",
     )
+
+
+def check_met_is_read(args: argparse.Namespace, match: MatchState | None) -> None:
+    """Refuse ``--met`` (other than the default) for a money position: it would be ignored."""
+    if args.met != DEFAULT_MET and (match is None or match.match_length == 0):
+        raise ValueError(f"--met {args.met!r}: {args.id!r} is a money game, which no match equity table enters")
 
 
 def add_evaluation_arguments(p: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_evaluation_arguments, add_met_argument
+from cli.common import add_evaluation_arguments, add_met_argument, check_met_is_read
 from cube.met import met_by_name
 from engine import board_text, parse_id_pair
 from nets import load_evaluator
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print; returns 0."""
     position, match = parse_id_pair(args.id)
+    check_met_is_read(args, match)
     met = met_by_name(args.met)
     ev = load_evaluator(args.weights)
     result = analyse(ev, position, match, args.plies, met)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_evaluation_arguments, add_met_argument, int_range
+from cli.common import add_evaluation_arguments, add_met_argument, check_met_is_read, int_range
 from cube.met import met_by_name
 from cube.states import CubeState
 from engine import InvalidDice, check_dice, parse_id_pair
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if dice == (0, 0):
         raise InvalidDice(f"{args.id!r} has no dice rolled: give --dice A B")
     d1, d2 = check_dice(dice)
+    check_met_is_read(args, match)
     met = met_by_name(args.met)
     cube = match_cube_of(match, met) if match is not None and match.match_length > 0 else None
     ev = load_evaluator(args.weights)

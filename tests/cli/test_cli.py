@@ -97,7 +97,8 @@ def test_cube_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["eval", "4HPwATDgc/ABMA:zzzz"], "zzzz"),
         (["hint", START, "--dice", "7", "2"], "7"),
         (["cube", "--W", "0.5", "--L", "1", "--model", "janowski", "--x", "0.7"], "0.5"),
-        (["cube", "--W", "1.4", "--L", "1", "--model", "jump-linear"], "--alpha"),
+        (["cube", "--W", "1.4", "--L", "1", "--model", "jump-linear", "--alpha", "0.7"], "--alpha"),
+        (["eval", START, "--met", "Woolsey"], "money game"),
     ],
 )
 def test_bad_input_is_a_json_error(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:

@@ -216,3 +216,11 @@ def test_bad_match_input(
     """One line naming the input, exit code 2 (JSON on stdout with --json, else text on stderr)."""
     code, out, err = run_cli(capsys, command, ident, *extra, *(["--json"] if as_json else []))
     assert_clean_error(code, out, err, needle, as_json)
+
+
+@pytest.mark.parametrize("command", [["eval"], ["hint", "--dice", "3", "1"]])
+def test_met_for_a_money_position_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    code, out, err = run_cli(capsys, command[0], "4HPwATDgc/ABMA", *command[1:], "--met", "Woolsey")
+    assert code == 2 and out == "" and "--met 'Woolsey'" in err and "money game" in err
