@@ -34,15 +34,23 @@ img.graph { border: 1px solid #ccc; }
 """
 
 
-def _graph_png(m: MatchAnalysis, g: GameAnalysis) -> str:
-    """The game's graph (player 0's points or MWC after each move, errors marked) as a base64 PNG."""
+def require_plotting() -> None:
+    """Raise NotSupported unless matplotlib (the optional ``plot`` extra) is there: an HTML report draws with it,
+    and a command should say so before it analyses a whole file."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401  (only whether it imports)
     except ImportError as exc:  # the optional plot extra
         raise NotSupported("--html needs matplotlib (the plot extra: pip install -e '.[plot]')") from exc
+
+
+def _graph_png(m: MatchAnalysis, g: GameAnalysis) -> str:
+    """The game's graph (player 0's points or MWC after each move, errors marked) as a base64 PNG."""
+    require_plotting()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7.5, 2.4), dpi=90)
     xs = [p.move for p in g.graph]
     ys = [100 * p.value if m.length else p.value for p in g.graph]

@@ -13,7 +13,7 @@ import json
 
 from analysis.analyse import analyse_file
 from analysis.cubemodel import money_cube_model
-from analysis.html import render_html
+from analysis.html import render_html, require_plotting
 from analysis.report import format_text, to_json
 from cli.common import PLIES, add_json_argument, add_met_argument, check_output_file, existing_file, int_range, path_arg
 from cube.met import met_by_name
@@ -72,6 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Analyse the file and print the report; returns 0."""
     check_output_file(args.html, "--html")
+    if args.html is not None:
+        require_plotting()  # before the analysis, which takes minutes on a long file
     cube = money_cube_model(args.cube)
     met = met_by_name(args.met)
     ev = load_evaluator(args.weights)

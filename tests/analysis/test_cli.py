@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 import analysis.deep
+import cli.analyse as cli_analyse
 from tests.analysis.test_inputs import MATCH_3, MONEY_PASS
 from tests.cli.helpers import run_cli
 
@@ -101,3 +103,13 @@ def test_two_workers_give_the_report_of_one_at_2_ply(
     money: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _same_report_with_two_workers(money, "2", monkeypatch, capsys)
+
+
+def test_html_without_matplotlib_is_refused_before_the_analysis(
+    money: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the plot extra were not installed
+    analysed: list[bool] = []
+    monkeypatch.setattr(cli_analyse, "analyse_file", lambda *a, **k: analysed.append(True))
+    code, out, err = run_cli(capsys, "analyse", str(money), "--html", str(tmp_path / "page.html"), "--no-progress")
+    assert code == 2 and "needs matplotlib" in err and not analysed
