@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = table.as_dict()
         js = {k: out[k] for k in ("name", "source", "length", "pre_crawford", "post_crawford")}
+        js["given_length"] = table.given_length or table.length  # beyond it, gnubg's extension
         js["unit"] = "equity" if args.equity else "mwc"  # equity: 2 MWC - 1, as the text prints it
         if args.equity:
             js["pre_crawford"] = (2.0 * np.asarray(js["pre_crawford"]) - 1.0).tolist()
@@ -90,4 +91,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"post-Crawford ({unit} of the trailer against a 1-away leader)")
     print("       " + "".join(f"{j + 1:>6d}a " for j in range(n)))
     print("       " + "".join(cell(float(v)) + " " for v in table.post_crawford))
+    given = table.given_length or n
+    if given < n:  # the rest is gnubg's extension, not the source's numbers
+        print(
+            f"scores beyond {given}-away are GNU Backgammon's extension of the {given}-point source (post-Crawford "
+            f"from {given}-away on, by its recursion; pre-Crawford by its normal approximation)"
+        )
     return 0

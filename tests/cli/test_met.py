@@ -95,3 +95,12 @@ def test_json_in_equities_with_equity(capsys: pytest.CaptureFixture[str]) -> Non
     assert (mwc["unit"], equity["unit"]) == ("mwc", "equity")
     assert np.allclose(equity["pre_crawford"], 2 * np.array(mwc["pre_crawford"]) - 1, atol=1e-12)
     assert np.allclose(equity["post_crawford"], 2 * np.array(mwc["post_crawford"]) - 1, atol=1e-12)
+
+
+def test_a_table_longer_than_its_source_says_which_scores_are_extended(capsys: pytest.CaptureFixture[str]) -> None:
+    code, js = run_json(capsys, "--met", "Woolsey", "--length", "17")
+    assert code == 0 and js["given_length"] == 15 and js["length"] == 17
+    assert main(["met", "--met", "Woolsey", "--length", "17"]) == 0
+    assert "scores beyond 15-away are GNU Backgammon's extension" in capsys.readouterr().out
+    assert main(["met", "--met", "Woolsey", "--length", "15"]) == 0
+    assert "extension" not in capsys.readouterr().out
