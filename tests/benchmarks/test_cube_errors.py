@@ -555,7 +555,7 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
     assert f"**The full run so far: {n:,} of 2,000 decisions** ({shards} shards," in prose
     assert f"{s['trials_per_branch']['mean']:,.0f} trials a branch on average" in prose
     assert f"{s['cpu_seconds']['per_decision']:.0f} CPU s a decision" in prose
-    assert f"{s['se']['at_target']} of the {n} at SE <= 0.01" in prose
+    assert f"{s['se']['at_target']:,} of the {n:,} at SE <= 0.01" in prose
     assert f"the noise floor, {result['noise_floor']['mp_per_decision']:.1f} mp a decision" in prose
     main, by_cube = section.split("| model | centred cube")
     lines = main.splitlines()

@@ -46,7 +46,7 @@ def main() -> int:
     print(
         f"{s['decisions']:,} of 2,000 decisions ({shards} shards): {s['trials_per_branch']['mean']:,.0f} trials a "
         f"branch on average, {s['cpu_seconds']['per_decision']:.0f} CPU s a decision "
-        f"({s['cpu_seconds']['rollouts']:,.0f} s in all), {s['se']['at_target']} of the {s['decisions']} at "
+        f"({s['cpu_seconds']['rollouts']:,.0f} s in all), {s['se']['at_target']:,} of the {s['decisions']:,} at "
         f"SE <= 0.01 on both branches, {capped} stopped by the cap (the largest SE left, {worst.max():.3f}); "
         f"remaining at this rate: {s['projected']['core_hours_for_2000_capped'] * (1 - s['decisions'] / 2000):.0f} "
         "core-hours"
