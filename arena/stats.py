@@ -7,8 +7,13 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
+from scipy.stats import t as student_t
 
 Z95 = 1.959963984540054
+
+
+#: Below this many pairs the 95% interval uses Student's t (n - 1 degrees of freedom) instead of the normal 1.96.
+FEW_PAIRS = 30
 
 
 def pair_statistics(pair_points: np.ndarray) -> tuple[float, float | None, tuple[float, float] | None]:
@@ -16,13 +21,15 @@ def pair_statistics(pair_points: np.ndarray) -> tuple[float, float | None, tuple
 
     The pairs are independent draws, so the SE is their sample standard deviation over sqrt(pairs),
     and the interval is mean +- 1.96 SE (normal approximation, good for the hundreds of pairs a
-    tournament plays).
+    tournament plays), or +- Student's t quantile SE under :data:`FEW_PAIRS` pairs, where the SE is itself
+    uncertain (10 pairs: +- 2.26 SE).
     """
     mean = float(pair_points.mean())
     if len(pair_points) < 2:
         return mean, None, None
     se = float(pair_points.std(ddof=1) / math.sqrt(len(pair_points)))
-    return mean, se, (mean - Z95 * se, mean + Z95 * se)
+    z = Z95 if len(pair_points) >= FEW_PAIRS else float(student_t.ppf(0.975, len(pair_points) - 1))
+    return mean, se, (mean - z * se, mean + z * se)
 
 
 def wilson_interval(share: float, n: int, z: float = Z95) -> tuple[float, float]:

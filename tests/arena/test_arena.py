@@ -412,3 +412,12 @@ def test_a_result_names_its_nets_by_digest() -> None:
     result, _ = run_tournament(cfg, progress=False)
     shipped = weights_digest(DEFAULT_WEIGHTS)
     assert result.to_json()["nets"] == {"a": shipped, "b": None, "luck": shipped}
+
+
+@pytest.mark.parametrize(("pairs", "quantile"), [(2, 12.706), (10, 2.262), (29, 2.048), (30, 1.960)])
+def test_few_pairs_widen_the_interval_by_students_t(pairs: int, quantile: float) -> None:
+    """Student's t at n - 1 degrees of freedom (from its printed table) below 30 pairs, the normal 1.96 from 30 on."""
+    points = np.resize([1.0, -1.0, 2.0, 0.0], pairs)
+    mean, se, ci = pair_statistics(points)
+    assert se is not None and ci is not None
+    assert (ci[1] - mean) / se == pytest.approx(quantile, abs=1e-3)
