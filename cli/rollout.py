@@ -246,8 +246,12 @@ def resumed_request(args: argparse.Namespace) -> Request:
         names = ", ".join("the ID" if n == "id" else "--" + n.replace("_", "-") for n in given)
         raise ValueError(f"--resume takes the position and the settings from the file; leave out {names}")
     saved = SavedRollout.load(args.resume)
-    if args.trials is None or args.trials <= saved.config.trials:
-        raise ValueError(f"--resume {str(args.resume)!r} holds {saved.config.trials} trials: give --trials above that")
+    if args.trials is None:  # as saved: the rollout is reprinted, no trial played
+        args.trials = saved.config.trials
+    if args.trials < saved.config.trials:
+        raise ValueError(
+            f"--resume {str(args.resume)!r} holds {saved.config.trials} trials: give --trials of at least that"
+        )
     if args.met != DEFAULT_MET and args.met != (saved.config.met or DEFAULT_MET):
         raise ValueError(
             f"--resume {str(args.resume)!r} was rolled out with the table {saved.config.met!r}: leave out --met"

@@ -283,3 +283,16 @@ def test_a_cubeful_file_mixing_jacoby_rules_names_the_positions(
     last = err.strip().splitlines()[-1]
     assert code == 2 and out == "" and "position 1 (4HPwATDgc/ABMA (no match ID)) on" in last
     assert f"position 2 ({START}:{jacoby_off}) off" in last and "trial/s" not in err  # refused before any trial
+
+
+def test_a_saved_rollout_reprints_without_new_trials(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    saved = tmp_path / "r.npz"
+    code, first, _ = run_cli(capsys, "rollout", START, "--trials", "36", "--save", str(saved), "--json")
+    assert code == 0
+    for extra in ([], ["--trials", "36"]):
+        code, again, _ = run_cli(capsys, "rollout", "--resume", str(saved), *extra, "--json")
+        reprinted = json.loads(again)
+        assert code == 0 and reprinted["trials"] == 36
+        assert reprinted["probabilities"] == json.loads(first)["probabilities"]
+    code, out, err = run_cli(capsys, "rollout", "--resume", str(saved), "--trials", "18")
+    assert code == 2 and "holds 36 trials" in err
