@@ -202,8 +202,8 @@ def report(
     if isinstance(m, JanowskiModel):
         params.update({"x1": m.x1, "x2": m.x2})
     else:
-        alpha = model_args.get("alpha")
-        params["alpha"] = DEFAULT_REMOTE_ALPHA if alpha is None else alpha  # the volatility make_model used
+        assert isinstance(m, JumpLinearModel | JumpNonlinearModel | _Numerical)
+        params["alpha"] = m.alpha  # the volatility the model was made with (the default where none was given)
         if model != "jump-linear":
             params["distribution"] = model_args.get("distribution") or "double-exponential"
         else:
