@@ -1133,15 +1133,25 @@ def run_rollouts(
     except (KeyboardInterrupt, Exception) as exc:
         if not raised_by_interrupt(exc):
             raise
-        raise KeyboardInterrupt(
-            f"{bar.n:,} of {bar.total:,} trials finished and not kept (a rollout is written when it ends: "
-            "--save after fewer --trials, then --resume, builds one in steps)"
-        ) from None
+        if len(parts) > (previous is not None):  # a block of this run finished: its trials make a result
+            partial = summary(parts)
+            raise RolloutInterrupted(partial, partial[0].trials) from None
+        raise KeyboardInterrupt(f"{bar.n:,} of {bar.total:,} trials finished and none kept") from None
     finally:
         bar.close()
     if not parts:
         raise InvalidSpec(f"trials {config.trials}: no trial to play")
     return summary(parts)
+
+
+class RolloutInterrupted(KeyboardInterrupt):
+    """A Ctrl-C after some blocks of a rollout finished: ``partial`` is the rollout of their ``trials`` trials of
+    every start, as the interrupted call would have returned it had it asked for that many."""
+
+    def __init__(self, partial: Any, trials: int) -> None:
+        super().__init__(f"the rollout so far: {trials:,} trials of each position")
+        self.partial = partial
+        self.trials = trials
 
 
 def _played_trials(previous: TrialOutcomes, positions: int) -> int:

@@ -31,6 +31,7 @@ import numpy as np
 
 from arena.rollout import (
     RolloutConfig,
+    RolloutInterrupted,
     RolloutResult,
     RolloutStart,
     Stopper,
@@ -210,7 +211,8 @@ def run_cube_decisions(
     previous: TrialOutcomes | None = None,
 ) -> tuple[list[CubeDecisionRollout], str | None]:
     """Roll out the cube decision of every start (both branches of all in one run, the same dice throughout);
-    returns the decisions and why the rollout stopped early (None: all ``config.trials`` played).
+    returns the decisions and why the rollout stopped early (None: all ``config.trials`` played). A Ctrl-C after
+    some trials raises RolloutInterrupted holding their decisions.
 
     Needs a cubeful config; raises NotSupported naming a start whose side on roll cannot double.
     ``previous`` continues a saved rollout of the same branches (:func:`branch_starts`).
@@ -218,9 +220,12 @@ def run_cube_decisions(
     if not config.cubeful:
         raise InvalidSpec("a cube-decision rollout is cubeful: give a cubeful config")
     stopper = Stopper(stop, stop_figures(starts, config)) if stop is not None else None
-    results = run_rollouts(
-        branch_starts(starts), config, workers=workers, progress=progress, stop=stopper, previous=previous
-    )
+    try:
+        results = run_rollouts(
+            branch_starts(starts), config, workers=workers, progress=progress, stop=stopper, previous=previous
+        )
+    except RolloutInterrupted as exc:  # the decisions of the trials played before the Ctrl-C
+        raise RolloutInterrupted(pair_up(starts, config, exc.partial), exc.trials) from None
     return pair_up(starts, config, results), None if stopper is None else stopper.reason
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from arena.rollout import (
     RolloutConfig,
+    RolloutInterrupted,
     RolloutResult,
     RolloutStart,
     Stopper,
@@ -182,7 +183,8 @@ def run_play_rollout(
     previous: TrialOutcomes | None = None,
 ) -> tuple[PlayRollout, str | None]:
     """Roll out every candidate play of ``start`` in one run (trial ``t`` of each on the same dice); returns the
-    rollout and why it stopped early (None: all ``config.trials`` played). ``previous`` continues a saved one."""
+    rollout and why it stopped early (None: all ``config.trials`` played). ``previous`` continues a saved one; a
+    Ctrl-C after some trials raises RolloutInterrupted holding their rollout."""
     if not candidates:
         raise InvalidSpec("no play to roll out")
     candidates = list(candidates)
@@ -193,7 +195,10 @@ def run_play_rollout(
 
     stopper = Stopper(stop, figures) if stop is not None else None
     children = [child_start(start, c) for c in candidates]
-    results = run_rollouts(
-        children, config, workers=workers, progress=progress, stop=stopper, previous=previous, mover_view=True
-    )
+    try:
+        results = run_rollouts(
+            children, config, workers=workers, progress=progress, stop=stopper, previous=previous, mover_view=True
+        )
+    except RolloutInterrupted as exc:  # the plays' rollout of the trials played before the Ctrl-C
+        raise RolloutInterrupted(PlayRollout(start, config, candidates, exc.partial), exc.trials) from None
     return PlayRollout(start, config, candidates, results), None if stopper is None else stopper.reason

@@ -18,6 +18,7 @@ from arena.rollout import (
     DEFAULT_CUBE,
     LEVELS,
     RolloutConfig,
+    RolloutInterrupted,
     RolloutKind,
     RolloutResult,
     RolloutStart,
@@ -51,6 +52,7 @@ from cli.common import (
     path_arg,
     plays_cubeful,
 )
+from cli.interrupts import INTERRUPTED_STATUS, interrupted_line
 from cube.met import DEFAULT_MET
 from players.cube import CUBE_SPECS
 
@@ -285,6 +287,15 @@ def run(args: argparse.Namespace) -> int:
     if note is not None:
         print(f"jumpgammon rollout: warning: {note}", file=sys.stderr)
     started = time.perf_counter()
+    try:
+        return _roll_out(args, request, stop, started)
+    except RolloutInterrupted as exc:  # Ctrl-C after some trials: report (and save) them, as if asked for so many
+        return _report_interrupted(args, request, exc, started)
+
+
+def _roll_out(args: argparse.Namespace, request: Request, stop: StopRule | None, started: float) -> int:
+    """Play ``request`` and report it; returns 0."""
+    config = request.config
     workers, previous = args.workers, request.previous
     if request.kind is RolloutKind.CUBE_DECISION:
         decisions, reason = run_cube_decisions(request.starts, config, workers, stop=stop, previous=previous)
@@ -303,6 +314,31 @@ def run(args: argparse.Namespace) -> int:
     _warn_if_stopped_off_the_cycle(min(r.trials for r in results), config.trials)
     _save(args, request, results)
     reason = None if stopper is None else stopper.reason
+    return _report_positions(args, request, results, reason, started)
+
+
+def _report_interrupted(args: argparse.Namespace, request: Request, exc: RolloutInterrupted, started: float) -> int:
+    """Report and save the rollout a Ctrl-C cut short, then say so on stderr; returns exit status 130."""
+    reason = f"interrupted (Ctrl-C) after {exc.trials:,} of {request.config.trials:,} trials"
+    if request.kind is RolloutKind.CUBE_DECISION:
+        decisions = exc.partial
+        _save(args, request, [r for d in decisions for r in (d.no_double, d.double_take)])
+        report_cube_decisions(decisions, reason, started, args)
+    elif request.kind is RolloutKind.PLAYS:
+        _save(args, request, exc.partial.results)
+        report_plays(exc.partial, reason, started, args)
+    else:
+        _save(args, request, exc.partial)
+        _report_positions(args, request, exc.partial, reason, started)
+    kept = f"; saved to {str(args.save)!r}: --resume it to go on" if args.save is not None else ""
+    print(interrupted_line("rollout", f"the rollout so far is above ({exc.trials:,} trials){kept}"), file=sys.stderr)
+    return INTERRUPTED_STATUS
+
+
+def _report_positions(
+    args: argparse.Namespace, request: Request, results: list[RolloutResult], reason: str | None, started: float
+) -> int:
+    """Print the rollouts of positions (one JSON object, or a table each and a footer); returns 0."""
     total = sum(r.trials for r in results)
     timing = _timing(total, started)
     if args.json:

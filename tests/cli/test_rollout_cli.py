@@ -296,3 +296,54 @@ def test_a_saved_rollout_reprints_without_new_trials(capsys: pytest.CaptureFixtu
         assert reprinted["probabilities"] == json.loads(first)["probabilities"]
     code, out, err = run_cli(capsys, "rollout", "--resume", str(saved), "--trials", "18")
     assert code == 2 and "holds 36 trials" in err
+
+
+def _interrupt_second_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 36 trials, the second ending in Ctrl-C."""
+    import arena.rollout
+
+    play = arena.rollout._play_block
+    calls: list[int] = []
+
+    def play_then_interrupt(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return play(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena.rollout.RolloutConfig, "block_trials", lambda self, positions: 36)
+    monkeypatch.setattr(arena.rollout, "_play_block", play_then_interrupt)
+
+
+@pytest.mark.parametrize("kind", [["--cube-decision"], ["--moves", "8/5 6/5", "--moves", "24/23 13/10"], []])
+def test_ctrl_c_reports_and_saves_the_trials_played(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: list[str]
+) -> None:
+    """As gnubg shows a rollout stopped by the user: the finished blocks' trials are reported (and with --save kept,
+    so --resume goes on to what an uninterrupted run gives)."""
+    start = OPENING_31 if "--moves" in kind else RACE
+    argv = ["rollout", start, *kind, "--trials", "72", "--truncate", "2", "--json"]
+    saved = tmp_path / "r.npz"
+    _interrupt_second_block(monkeypatch)
+    code, out, err = run_cli(capsys, *argv, "--save", str(saved))
+    partial = json.loads(out)
+    assert code == 130 and partial.pop("stopped") == "interrupted (Ctrl-C) after 36 of 72 trials"
+    monkeypatch.undo()
+    code, out, _ = run_cli(capsys, *[a if a != "72" else "36" for a in argv])
+    asked_36 = json.loads(out)
+    for figures in (partial, asked_36):
+        for timing in ("seconds", "trials_per_second", "stopped"):
+            figures.pop(timing, None)
+    assert code == 0 and partial == asked_36  # what a rollout of the trials played gives
+    assert f"jumpgammon rollout: interrupted; the rollout so far is above (36 trials); saved to {str(saved)!r}" in err
+    code, out, _ = run_cli(capsys, "rollout", "--resume", str(saved), "--trials", "72", "--json")
+    resumed = json.loads(out)
+    code2, out2, _ = run_cli(capsys, *argv)
+    whole = json.loads(out2)
+    resumed.pop("seconds"), whole.pop("seconds")
+    resumed.pop("trials_per_second"), whole.pop("trials_per_second")
+    assert code == code2 == 0 and resumed == whole
+    _interrupt_second_block(monkeypatch)
+    code, out, err = run_cli(capsys, *argv[:-1])  # as text: the table, its footer saying why it stopped
+    assert code == 130 and "interrupted (Ctrl-C) after 36 of 72 trials" in out
+    assert err.strip().endswith("jumpgammon rollout: interrupted; the rollout so far is above (36 trials)")

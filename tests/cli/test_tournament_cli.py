@@ -187,7 +187,7 @@ def test_an_interrupted_rollout_says_its_trials_are_not_kept(
 
     monkeypatch.setattr(arena.rollout, "_play_block", interrupted)
     code, out, err = run_cli(capsys, "rollout", "4HPwATDgc/ABMA", "--trials", "72", "--truncate", "2")
-    assert code == 130 and out == "" and "interrupted; 0 of 72 trials finished and not kept" in err
+    assert code == 130 and out == "" and "interrupted; 0 of 72 trials finished and none kept" in err
 
 
 def test_a_match_block_reports_its_matches_as_they_end() -> None:
