@@ -23,7 +23,7 @@ from benchmarks.experiments.volnet import run_volnet
 from cli.common import add_json_argument, existing_file, float_range, int_range, path_arg
 from engine.position import PhaseName
 from nets.evaluator import load_evaluator
-from players.specs import net_spec
+from players.specs import MAX_PLIES, net_spec
 
 EXPERIMENTS = ("janowski", "jump", "remote", "local", "ladder", "volnet", "cube-errors")
 
@@ -140,6 +140,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--models", type=_models, default=",".join(DEFAULT_MODELS), metavar="SPEC,...", help="cube specs to score"
     )
     cube_errors.add_argument(
+        "--model-plies",
+        type=int_range(0, MAX_PLIES),
+        default=0,
+        metavar="N",
+        help="with --report: the models decide from the net at N plies (the rollouts stay at 0 ply); each model's "
+        "difference from itself at 0 ply is printed beside",
+    )
+    cube_errors.add_argument(
         "--ray", default=None, metavar="ADDRESS", help="shards as Ray tasks (auto, local, HOST:PORT)"
     )
     add_json_argument(p)
@@ -192,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--luck-screen {args.luck_screen} needs --luck")
     if args.curves and args.name in ("remote", "local", "cube-errors", "volnet"):
         raise ValueError(f"--curves applies to the janowski and jump sweeps and the ladder, not {args.name}")
+    if args.model_plies and args.name != "cube-errors":
+        raise ValueError(f"--model-plies applies to cube-errors, not {args.name}")
     if args.name == "cube-errors":
         return _run_cube_errors(args, folder)
     if args.name == "volnet":
@@ -375,7 +385,15 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
         until_se=args.until_se,
         trials_cap=args.trials_cap,
     )
-    result = run_cube_errors(cfg, args.models, args.workers, args.ray, play=not args.report, progress=not args.json)
+    result = run_cube_errors(
+        cfg,
+        args.models,
+        args.workers,
+        args.ray,
+        play=not args.report,
+        progress=not args.json,
+        model_plies=args.model_plies,
+    )
     if args.json:
         print(json.dumps(result))
         return 0
@@ -398,11 +416,14 @@ def _run_cube_errors(args: argparse.Namespace, folder: Path) -> int:
         if spec != first:
             d = m["minus"][first]
             print(f"  {'':<24} {_pm(d['mp_per_decision'], d['se'])} mp a decision more than {first} (paired)")
+        if (at_0 := m.get("minus_at_0_ply")) is not None:
+            print(f"  {'':<24} {_pm(at_0['mp_per_decision'], at_0['se'])} mp a decision more than itself at 0 ply")
     if (floor := result.get("noise_floor")) is not None:  # results written before it have none
         print(
             f"  the rollouts' noise alone charges the rolled-out actions {floor['mp_per_decision']:.1f} mp a decision"
         )
-    print(f"{'reported from' if args.report else 'result.json written in'} {folder}")
+    plies = f" (the models at {args.model_plies} ply)" if args.model_plies else ""
+    print(f"{'reported from' if args.report else 'result.json written in'} {folder}{plies}")
     return 0
 
 

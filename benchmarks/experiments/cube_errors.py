@@ -256,11 +256,11 @@ def split_models(text: str) -> tuple[str, ...]:
     return tuple(specs)
 
 
-def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator]) -> Player:
-    """The tournament player of cube ``spec`` (the net at 0 ply); raises InvalidSpec naming the spec."""
+def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator], plies: int = 0) -> Player:
+    """The tournament player of cube ``spec`` (the net at ``plies``); raises InvalidSpec naming the spec."""
     if parse_cube_spec(spec).cubeless:
         raise InvalidSpec(f"cube spec {spec!r} never doubles: nothing to score")
-    return make_player(net_spec(0, weights), spec, evaluators)
+    return make_player(net_spec(plies, weights), spec, evaluators)
 
 
 def model_decisions(player: Player, boards: np.ndarray, owned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1057,18 +1057,32 @@ def noise_floor(data: DecisionShard, simulations: int = NOISE_SIMULATIONS, seed:
     }
 
 
-def score(data: DecisionShard, models: Sequence[str], weights: Path | None) -> dict[str, Any]:
-    """Every model's errors over ``data`` (:func:`score_model`), keyed by its spec; also the decisions' own table."""
+def decision_errors(data: DecisionShard, doubles: np.ndarray, takes: np.ndarray) -> np.ndarray:
+    """Each decision's cost (double error plus take error where a double is offered), in points per cube."""
+    _, _, double_err, take_err = _errors(data, doubles, takes)
+    return double_err + take_err
+
+
+def score(data: DecisionShard, models: Sequence[str], weights: Path | None, plies: int = 0) -> dict[str, Any]:
+    """Every model's errors over ``data`` (:func:`score_model`), keyed by its spec; also the decisions' own table.
+
+    The models decide from the net at ``plies``; above 0, each model's ``minus_at_0_ply`` is its paired
+    difference from itself at 0 ply (the share of its error the net's 0-ply probabilities cause).
+    """
     evaluators: dict[str, Evaluator] = {}
     out: dict[str, Any] = {}
     decisions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     totals: dict[str, np.ndarray] = {}
     for spec in models:
-        player = model_player(spec, weights, evaluators)
+        player = model_player(spec, weights, evaluators, plies)
         decisions[spec] = model_decisions(player, data.boards, data.owned)
         out[spec] = score_model(data, *decisions[spec])
-        _, _, double_err, take_err = _errors(data, *decisions[spec])
-        totals[spec] = double_err + take_err
+        totals[spec] = decision_errors(data, *decisions[spec])
+        if plies:
+            player_at_0 = model_player(spec, weights, evaluators)
+            at_0 = decision_errors(data, *model_decisions(player_at_0, data.boards, data.owned))
+            diff, diff_se = _mean_se(totals[spec] - at_0)
+            out[spec]["minus_at_0_ply"] = {"mp_per_decision": _milli(diff), "se": _milli(diff_se)}
     everything = np.ones(len(data), bool)
     for spec in models:  # paired on the same decisions: the rollouts' noise and the sample's mostly cancel
         paired = {}
@@ -1170,19 +1184,26 @@ def run_cube_errors(
     ray_address: str | None = None,
     play: bool = True,
     progress: bool = True,
+    model_plies: int = 0,
 ) -> dict[str, Any]:
     """Draw and roll out the missing shards (unless ``play`` is False), score ``models``; the result (JSON-ready).
 
     A run writes ``result.json`` to ``cfg.out``; a report (``play`` False) writes nothing and reads the
-    shards there, else the committed ``result.json``. Raises ValueError for a folder with neither.
+    shards there, else the committed ``result.json``. Raises ValueError for a folder with neither. A report
+    may score the models on the net at ``model_plies`` (the rollouts stay at 0 ply); a run scores them at 0.
     """
+    if model_plies and play:
+        raise ValueError(
+            f"--model-plies {model_plies} applies to a report (--report): a run's result.json scores the models "
+            "at 0 ply, the depth the decisions were drawn at"
+        )
     for spec in models:
-        model_player(spec, cfg.weights, {})  # a bad spec fails before any work
+        model_player(spec, cfg.weights, {}, model_plies)  # a bad spec fails before any work
     if play:
         collect(cfg, workers, ray_address, progress)
     data = read_shards(cfg.out, cfg.shards if play else None)
     if data is None:
-        if not play and (committed := committed_result(cfg.out)) is not None:
+        if not play and not model_plies and (committed := committed_result(cfg.out)) is not None:
             return committed
         raise nothing_played(cfg.out)
     manifest = cfg.out / MANIFEST
@@ -1197,7 +1218,8 @@ def run_cube_errors(
         ),
         "identity": identity,
         "summary": summary(data, cfg),
-        **score(data, models, cfg.weights),
+        "model_plies": model_plies,
+        **score(data, models, cfg.weights, model_plies),
     }
     if play:
         write_atomic(cfg.out / RESULT_FILE, (json.dumps(result, indent=1) + "\n").encode())

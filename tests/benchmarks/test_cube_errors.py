@@ -26,9 +26,12 @@ from benchmarks.experiments.cube_errors import (
     collect,
     config_of_manifest,
     cubeful_walk,
+    decision_errors,
     draw,
     gnubg_id,
     judge,
+    model_decisions,
+    model_player,
     noise_floor,
     read_shards,
     roll_out_decisions,
@@ -42,6 +45,7 @@ from cube.actions import decide
 from cube.states import CubeAction
 from engine.errors import InvalidSpec, JumpgammonError
 from engine.position import Position
+from nets.evaluator import Evaluator
 from nets.weights import arrays_to_npz, sha256_hex
 
 N, WD, MD, WT, WP = (
@@ -424,6 +428,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
         ["--decisions", "0"],
         ["--trials-cap", "1"],
         ["--until-se", "0"],
+        ["--model-plies", "3"],
+        ["--model-plies", "1"],  # a run's result.json scores the models at 0 ply: deeper ones in a report only
     ],
 )
 def test_bad_cube_errors_arguments_are_one_line_errors(args: list[str], tmp_path: Path) -> None:
@@ -504,6 +510,36 @@ def test_a_report_of_nothing_is_an_error_and_a_report_reads_the_shards(tiny: Pat
     assert sorted(p.name for p in (tmp_path / "cube-errors").iterdir()) == before
 
 
+def test_a_report_at_deeper_plies_scores_each_model_against_itself_at_0_ply(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cube-errors"
+    shutil.copytree(tiny, out)
+    models = ("janowski:0.7", "jump-local")
+    at_0 = run_cube_errors(_tiny(out), models, play=False, progress=False)
+    at_1 = run_cube_errors(_tiny(out), models, play=False, progress=False, model_plies=1)
+    assert (at_0["model_plies"], at_1["model_plies"]) == (0, 1)
+    data = read_shards(out)
+    assert data is not None
+    ev: dict[str, Evaluator] = {}
+    for spec in models:
+        assert model_player(spec, None, ev, 1).name == f"net@1 [{spec}]"
+        deeper = model_decisions(model_player(spec, None, ev, 1), data.boards, data.owned)
+        shallow = model_decisions(model_player(spec, None, ev, 0), data.boards, data.owned)
+        chosen = [[bool(d), bool(t)] for d, t in zip(*deeper, strict=True)]
+        assert [row["models"][spec] for row in at_1["decisions"]] == chosen
+        diff = decision_errors(data, *deeper) - decision_errors(data, *shallow)
+        assert at_1["models"][spec]["minus_at_0_ply"]["mp_per_decision"] == pytest.approx(1000 * diff.mean(), abs=0.01)
+        assert "minus_at_0_ply" not in at_0["models"][spec]
+    assert not (out / "result.json").exists()
+    with pytest.raises(ValueError, match="--model-plies 1 applies to a report"):
+        run_cube_errors(_tiny(out), models, model_plies=1)
+
+
+def test_model_plies_belong_to_cube_errors(tmp_path: Path) -> None:
+    run = _cli("janowski", "--out", str(tmp_path), "--model-plies", "1", "--json")
+    assert run.returncode == 2 and "--model-plies applies to cube-errors" in json.loads(run.stdout)["error"]
+    assert not (tmp_path / "janowski").exists()
+
+
 def test_the_default_models_are_the_ones_compared() -> None:
     assert DEFAULT_MODELS == ("janowski:0.730", "jump:0.079:numerical", "jump-local", "jump-net", "gnubg")
 
@@ -547,7 +583,7 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
     """The full run's table and its summary line are what a report of the committed shards prints."""
     result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
     text = DOCS.read_text()
-    section = text[text.index("**The full run so far") : text.index("## Reprinting the committed results")]
+    section = text[text.index("**The full run so far") : text.index("**How much of it is the net's")]
     prose = " ".join(section.split())
     s = result["summary"]
     n = s["decisions"]
@@ -569,4 +605,27 @@ def test_the_docs_quote_the_committed_shards_of_the_full_run() -> None:
         quoted = [f"{d['mp_per_decision']:+.1f} ({d['se']:.1f})" if d else "" for d in paired]
         expected = [f"{c['mp_per_decision']:.1f} ({c['se']:.1f})", quoted[0]]
         expected += [f"{o['mp_per_decision']:.1f} ({o['se']:.1f})", quoted[1]]
+        assert [c.strip() for c in row.split("|")[2:-1]] == expected
+
+
+def _cell(figures: dict[str, Any], signed: bool = False) -> str:
+    return f"{figures['mp_per_decision']:{'+' if signed else ''}.1f} ({figures['se']:.1f})"
+
+
+@pytest.mark.slow
+def test_the_docs_quote_the_committed_shards_with_the_models_at_1_and_2_plies() -> None:
+    """The deeper table's rows are what reports of the committed shards at 0, 1 and 2 plies print."""
+    cfg = CubeErrorsConfig(out=FULL_RUN)
+    reports = [run_cube_errors(cfg, DEFAULT_MODELS, play=False, progress=False, model_plies=n) for n in (0, 1, 2)]
+    text = DOCS.read_text()
+    section = text[
+        text.index("**How much of it is the net's probabilities") : text.index("## Reprinting the committed")
+    ]
+    first = DEFAULT_MODELS[0]
+    for spec in DEFAULT_MODELS:
+        (row,) = [line for line in section.splitlines() if line.startswith(f"| `{spec}` |")]
+        expected = [_cell(reports[0]["models"][spec])]
+        for deeper in reports[1:]:
+            expected += [_cell(deeper["models"][spec]), _cell(deeper["models"][spec]["minus_at_0_ply"], True)]
+        expected.append("" if spec == first else _cell(reports[2]["models"][spec]["minus"][first], True))
         assert [c.strip() for c in row.split("|")[2:-1]] == expected

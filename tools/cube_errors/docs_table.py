@@ -1,10 +1,13 @@
 """The full run's table as docs/experiments.md quotes it, from a report of the committed shards.
 
     python tools/cube_errors/docs_table.py [--plot results/experiments/cube-errors/plot.png]
+    python tools/cube_errors/docs_table.py --deeper
 
 Prints the summary figures ("The full run so far") and the markdown rows of the models' table that
 ``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards;
-``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given.
+``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given. ``--deeper``
+prints instead the rows of the table of the models deciding from the net at 1 and 2 plies (reports
+with ``--model-plies``), with their by-cube figures.
 """
 
 from __future__ import annotations
@@ -33,7 +36,11 @@ def _paired(d: dict) -> str:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--plot", type=Path, help="also draw the report to this PNG file")
+    p.add_argument("--deeper", action="store_true", help="the table of the models at 1 and 2 plies")
     args = p.parse_args()
+    if args.deeper:
+        deeper_rows()
+        return 0
     result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
     if args.plot is not None and not plot_cube_errors(result, args.plot):
         return 1
@@ -77,6 +84,29 @@ def main() -> int:
             f"{o['mp_per_decision']:.1f} ({o['se']:.1f}) | {pairs[1]} |"
         )
     return 0
+
+
+def deeper_rows() -> None:
+    """The rows of the models' table at 1 and 2 plies, then each model's by-cube figures at 2 plies."""
+    first = DEFAULT_MODELS[0]
+    base, one, two = (
+        run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False, model_plies=n)
+        for n in (0, 1, 2)
+    )
+    for spec in DEFAULT_MODELS:
+        cells = [f"{base['models'][spec]['mp_per_decision']:.1f} ({base['models'][spec]['se']:.1f})"]
+        for result in (one, two):
+            m = result["models"][spec]
+            cells += [f"{m['mp_per_decision']:.1f} ({m['se']:.1f})", _paired(m["minus_at_0_ply"])]
+        cells.append("" if spec == first else _paired(two["models"][spec]["minus"][first]))
+        print(f"| `{spec}` | " + " | ".join(cells) + " |")
+    print()
+    for spec in DEFAULT_MODELS:
+        m = two["models"][spec]
+        cuts = [f"{cut} {f['mp_per_decision']:.1f} ({f['se']:.1f})" for cut, f in m["by_cube"].items()]
+        if spec != first:
+            cuts += [f"{cut} minus {first} {_paired(m['minus'][first]['by_cube'][cut])}" for cut in m["by_cube"]]
+        print(f"2 ply {spec}: " + ", ".join(cuts))
 
 
 if __name__ == "__main__":
