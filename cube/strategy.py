@@ -32,6 +32,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from cube.actions import ProperAction
 from cube.errors import (
     CubeInputError,
     FloatArray,
@@ -130,7 +131,7 @@ class CubeDecision:
     def label(self) -> str:
         """Human label, e.g. "Double, take", "Too good to redouble, pass", "No double, take"."""
         if self.cube_state == CubeState.UNAVAILABLE:
-            return "Cube unavailable"
+            return str(ProperAction.NOT_AVAILABLE)
         verb = "redouble" if self.cube_state == CubeState.OWNED else "double"
         first = {
             CubeAction.DOUBLE: verb.capitalize(),

@@ -365,14 +365,15 @@ def analyse(
             probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes[:, 0]
         )
         gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
+        can_double = state is not CubeState.UNAVAILABLE  # as gnubg's row: no double/take where it cannot be
         models = {
             GNUBG_MODEL: _money_advice(gnubg),
             "jump_local": MoneyModelAdvice(
                 label=jump_label,
                 action=local.label,
                 no_double=round(local.no_double, 6),
-                double_take=round(local.double_take, 6),
-                double_pass=round(local.double_pass, 6),
+                double_take=round(local.double_take, 6) if can_double else None,
+                double_pass=round(local.double_pass, 6) if can_double else None,
                 equity=round(local.equity, 6),
             ),
         }

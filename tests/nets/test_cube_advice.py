@@ -173,3 +173,13 @@ def test_a_bare_id_is_evaluated_as_the_match_id_it_prints(evaluator: Evaluator) 
     assert bare.match_id == "cAkAAAAAAAAA" and bare.cube.jacoby is True
     printed = analyse(evaluator, position, MatchState.from_id(bare.match_id), 0)
     assert bare.cube == printed.cube
+
+
+def test_every_model_names_a_cube_the_opponent_owns_as_gnubg_does(evaluator: Evaluator) -> None:
+    """The jump row said "Cube unavailable" and gave double/take and double/pass figures for a cube it cannot turn."""
+    opponent_owns = MatchState.from_id("QQkAAAAAAAAA")
+    report = analyse(evaluator, Position.from_id("0OfBASiYZ8PBAA"), opponent_owns, 0)
+    assert report.cube.state == CubeState.UNAVAILABLE and report.cube.money_models is not None
+    for model in report.cube.money_models.values():
+        assert (model.action, model.double_take, model.double_pass) == ("Cube not available", None, None)
+        assert model.equity == model.no_double
