@@ -189,6 +189,11 @@ def run_sweep(
         plan.append((curve, row))
     if not play and not plan:
         raise nothing_played(out)
+    if from_result and not refit:  # a finished run's result is reprinted as the kind it is, never passed off
+        luck_run = bool((committed_result(out) or {}).get("luck_adjusted"))
+        if luck_run != (settings.luck_weights is not None):
+            kinds = ("luck-adjusted", "--luck") if luck_run else ("raw (not luck-adjusted)", "no --luck")
+            raise ValueError(f"{str(out)!r} holds a {kinds[0]} run: report it with {kinds[1]}")
     played = dict(zip(to_play, play_points(to_play, settings, progress, log, play), strict=True))
     played.update(zip(to_report, play_points(to_report, settings, progress, log, play=False), strict=True))
     played.update(from_result)

@@ -227,3 +227,14 @@ def test_an_older_result_is_refitted_by_the_rule_and_refit_rewrites_only_the_fit
     assert refitted.seed == 3 and refitted.to_json()["curves"] == played.to_json()["curves"]  # the run's seed kept
     assert json.loads((tmp_path / "result.json").read_text()) == played.to_json()
     assert (tmp_path / "pairs.npz").read_bytes() == pairs
+
+
+def test_a_committed_run_is_reported_only_as_the_kind_it_is() -> None:
+    """A report of a finished luck-adjusted sweep without --luck printed its adjusted figures as if raw (and the
+    reverse): it is refused, naming the folder and the flag."""
+    luck_run = COMMITTED / "shipped-net-seed2" / "janowski"
+    with pytest.raises(ValueError, match="holds a luck-adjusted run: report it with --luck"):
+        run_sweep("janowski", luck_run, SweepSettings(), progress=False, play=False)
+    raw_run = COMMITTED / "janowski"
+    with pytest.raises(ValueError, match=r"holds a raw \(not luck-adjusted\) run: report it with no --luck"):
+        run_sweep("janowski", raw_run, SweepSettings(luck_weights=""), progress=False, play=False, weights=TD_NET)
