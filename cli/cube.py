@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if rep.equity_at:
         print(f"{'P':>8s} {'centered':>9s} {'owned':>9s} {'unavail':>9s}")
         for key, eq in rep.equity_at.items():
-            cells = " ".join(f"{eq[state]:9.4f}" for state in CubeState)
+            # + 0.0 after rounding: a tiny negative (the centred equity at P = 0.5) prints 0.0000, not -0.0000
+            cells = " ".join(f"{round(eq[state], 4) + 0.0:9.4f}" for state in CubeState)
             print(f"{key:>8s} {cells}")
     if args.plot:
         print(f"plot written to {args.plot}")

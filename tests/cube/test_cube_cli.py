@@ -137,3 +137,9 @@ def test_a_plot_file_is_checked_before_any_work(
     err = capsys.readouterr().err
     assert needle in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []  # nothing written, no temporary left
+
+
+def test_an_equity_that_rounds_to_zero_prints_without_a_sign(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cube", "--W", "1", "--L", "1", "--model", "janowski", "--x", "0.68", "--at", "0.5"]) == 0
+    row = capsys.readouterr().out.strip().splitlines()[-1].split()
+    assert row == ["0.5", "0.0000", "0.1700", "-0.1700"]
