@@ -138,8 +138,14 @@ class MatchEquityTable:
                 f"{label}: post-Crawford row has {post.size} entries, expected {pre.shape[0]} (the table's length)"
             )
         for what, arr in (("pre-Crawford", pre), ("post-Crawford", post)):
-            if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
-                raise CubeInputError(f"{label}: {what} entries must be match-winning chances in [0, 1]")
+            bad = ~(np.isfinite(arr) & (arr >= 0.0) & (arr <= 1.0))
+            if bad.any():
+                where = np.unravel_index(int(np.argmax(bad)), arr.shape)
+                at = " against ".join(f"{int(k) + 1}-away" for k in where)
+                raise CubeInputError(
+                    f"{label}: {what} entries must be match-winning chances in [0, 1], "
+                    f"got {float(arr[where])!r} at {at}"
+                )
         asym = np.abs(pre + pre.T - 1.0)
         if np.any(asym > _SYMMETRY_TOLERANCE):
             i, j = (int(k) for k in np.unravel_index(np.argmax(asym), asym.shape))
@@ -343,7 +349,10 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
         # n - 1-away) and makes the n-th by its recursion, as extended_met does: its own g11.xml and mec26.xml
         # give 24 for 25 points. A stand-in fills the place extended_met recomputes.
         post.append(post[-1])
-    return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post)))
+    try:
+        return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post)))
+    except CubeInputError as exc:  # the table's own complaint, named by the file the user gave
+        raise CubeInputError(f"{label}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- Keith's algorithm

@@ -299,3 +299,12 @@ def test_a_post_crawford_row_one_short_reads_as_gnubg_reads_it(tmp_path: Path) -
     if met_dir is not None:  # gnubg's own, when installed: both load
         for name in ("g11.xml", "mec26.xml"):
             assert load_gnubg_xml(met_dir / name).given_length == 25
+
+
+def test_a_bad_xml_table_is_named_by_its_file_and_its_entry(tmp_path: Path) -> None:
+    """The table's complaint named only its <name> (not the file given) and no entry for a NaN."""
+    path = tmp_path / "bad.xml"
+    path.write_text(_xml_table([0.5, 0.48, 0.3]).replace("<me>0.6</me>", "<me>nan</me>"))
+    with pytest.raises(CubeInputError) as caught:
+        load_gnubg_xml(path)
+    assert str(caught.value).startswith(f"{path}: ") and "got nan at 2-away against 3-away" in str(caught.value)
