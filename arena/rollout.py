@@ -1149,7 +1149,7 @@ class RolloutInterrupted(KeyboardInterrupt):
     every start, as the interrupted call would have returned it had it asked for that many."""
 
     def __init__(self, partial: Any, trials: int) -> None:
-        super().__init__(f"the rollout so far: {trials:,} trials of each position")
+        super().__init__(f"{trials:,} trials of each position played")  # what a caller keeps of them is its own say
         self.partial = partial
         self.trials = trials
 
