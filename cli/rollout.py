@@ -297,39 +297,48 @@ def _roll_out(args: argparse.Namespace, request: Request, stop: StopRule | None,
     """Play ``request`` and report it; returns 0."""
     config = request.config
     workers, previous = args.workers, request.previous
+    rolled: list[CubeDecisionRollout] | PlayRollout | list[RolloutResult]
     if request.kind is RolloutKind.CUBE_DECISION:
-        decisions, reason = run_cube_decisions(request.starts, config, workers, stop=stop, previous=previous)
-        results = [r for d in decisions for r in (d.no_double, d.double_take)]
-        _warn_if_stopped_off_the_cycle(results[0].trials, config.trials)
-        _save(args, request, results)
-        return report_cube_decisions(decisions, reason, started, args)
-    if request.kind is RolloutKind.PLAYS:
+        rolled, reason = run_cube_decisions(request.starts, config, workers, stop=stop, previous=previous)
+    elif request.kind is RolloutKind.PLAYS:
         candidates = named_candidates(request.starts[0], request.moves)
-        rollout, reason = run_play_rollout(request.starts[0], candidates, config, workers, stop=stop, previous=previous)
-        _warn_if_stopped_off_the_cycle(rollout.trials, config.trials)
-        _save(args, request, rollout.results)
-        return report_plays(rollout, reason, started, args)
-    stopper = Stopper(stop, headline_ses) if stop is not None else None
-    results = run_rollouts(request.starts, config, workers=workers, stop=stopper, previous=previous)
+        rolled, reason = run_play_rollout(request.starts[0], candidates, config, workers, stop=stop, previous=previous)
+    else:
+        stopper = Stopper(stop, headline_ses) if stop is not None else None
+        rolled = run_rollouts(request.starts, config, workers=workers, stop=stopper, previous=previous)
+        reason = None if stopper is None else stopper.reason
+    results = _results_of(rolled)
     _warn_if_stopped_off_the_cycle(min(r.trials for r in results), config.trials)
-    _save(args, request, results)
-    reason = None if stopper is None else stopper.reason
-    return _report_positions(args, request, results, reason, started)
+    return _save_and_report(args, request, rolled, reason, started)
+
+
+def _results_of(rolled: list[CubeDecisionRollout] | PlayRollout | list[RolloutResult]) -> list[RolloutResult]:
+    """The rollout results a cube-decision, plays or positions rollout holds, in the order it saves them."""
+    if isinstance(rolled, PlayRollout):
+        return rolled.results
+    return [r for d in rolled for r in ((d.no_double, d.double_take) if isinstance(d, CubeDecisionRollout) else (d,))]
+
+
+def _save_and_report(
+    args: argparse.Namespace,
+    request: Request,
+    rolled: list[CubeDecisionRollout] | PlayRollout | list[RolloutResult],
+    reason: str | None,
+    started: float,
+) -> int:
+    """Write ``--save`` (if given) and print the rollout of ``request``'s kind; returns 0."""
+    _save(args, request, _results_of(rolled))
+    if isinstance(rolled, PlayRollout):
+        return report_plays(rolled, reason, started, args)
+    if request.kind is RolloutKind.CUBE_DECISION:
+        return report_cube_decisions(rolled, reason, started, args)  # type: ignore[arg-type]
+    return _report_positions(args, request, rolled, reason, started)  # type: ignore[arg-type]
 
 
 def _report_interrupted(args: argparse.Namespace, request: Request, exc: RolloutInterrupted, started: float) -> int:
     """Report and save the rollout a Ctrl-C cut short, then say so on stderr; returns exit status 130."""
     reason = f"interrupted (Ctrl-C) after {exc.trials:,} of {request.config.trials:,} trials"
-    if request.kind is RolloutKind.CUBE_DECISION:
-        decisions = exc.partial
-        _save(args, request, [r for d in decisions for r in (d.no_double, d.double_take)])
-        report_cube_decisions(decisions, reason, started, args)
-    elif request.kind is RolloutKind.PLAYS:
-        _save(args, request, exc.partial.results)
-        report_plays(exc.partial, reason, started, args)
-    else:
-        _save(args, request, exc.partial)
-        _report_positions(args, request, exc.partial, reason, started)
+    _save_and_report(args, request, exc.partial, reason, started)
     kept = f"; saved to {str(args.save)!r}: --resume it to go on" if args.save is not None else ""
     print(interrupted_line("rollout", f"the rollout so far is above ({exc.trials:,} trials){kept}"), file=sys.stderr)
     return INTERRUPTED_STATUS
