@@ -117,6 +117,7 @@ from cube.match import (
 )
 from cube.met import MatchEquityTable
 from cube.states import CubeState
+from cube.two_roll import decided, two_roll_mwcs
 
 __all__ = [
     "MAX_MATCH_VOLATILITY",
@@ -301,15 +302,23 @@ def jump_cube_decision(
     cube: MatchCube,
     alpha: float,
     alpha_local: float | None = None,
+    lookahead: ArrayLike | None = None,
 ) -> MatchCubeDecision:
     """The jump model's cube decision for one position (five probabilities of the side on roll) at ``cube``.
 
     No double is the MWC at ``cube`` with the local volatility at the player's cash point;
-    double/take is the opponent-owned MWC at twice the cube (remote volatility only).
+    double/take is the opponent-owned MWC at twice the cube (remote volatility only). A
+    ``lookahead`` ((441, 5) two-roll outcomes) that shows the game decided within it gives the
+    exact MWCs instead (:mod:`cube.two_roll`).
     """
     arr = _check_probabilities(probs)
     if arr.shape != (5,):
         raise CubeInputError(f"jump_cube_decision takes one position (shape (5,)), got shape {arr.shape}")
+    if lookahead is not None and bool(decided(lookahead)):
+        exact_nd, exact_dt = two_roll_mwcs(lookahead, met, cube)
+        dt = None if exact_dt is None else float(exact_dt)
+        dp = None if exact_dt is None else game_result_mwc(met, cube.score, won=cube.value)
+        return decision_from_mwcs(float(exact_nd), dt, dp, bool(arr[1] > 0.0), met, cube)
     no_double = float(jump_mwc(arr, met, cube, alpha, alpha_local))
     if not cube.can_double:
         return decision_from_mwcs(no_double, None, None, bool(arr[1] > 0.0), met, cube)

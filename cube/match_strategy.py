@@ -31,6 +31,7 @@ from cube.match import MatchCube, cubeful_mwc, decision_rule, game_result_mwc, m
 from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
+from cube.two_roll import decided, two_roll_mwcs
 
 __all__ = [
     "LINEAR_ALPHA",
@@ -68,8 +69,15 @@ class MatchCubeModel(Protocol):
     #: True if :meth:`decide` needs ``volatility`` (one local jump volatility per position).
     needs_volatility: bool
 
-    def decide(self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None) -> MatchCubeActions:
-        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
+    def decide(
+        self,
+        probs: ArrayLike,
+        cubes: MatchCubes,
+        volatility: ArrayLike | None = None,
+        lookahead: ArrayLike | None = None,
+    ) -> MatchCubeActions:
+        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position); ``lookahead``
+        ((n, 441, 5) two-roll outcomes) where the model can use it."""
         ...
 
 
@@ -105,13 +113,27 @@ class _MwcModel:
         v = np.broadcast_to(check_match_volatility(volatility, "volatility"), (n,))
         return np.asarray(v, dtype=np.float64)
 
-    def decide(self, probs: ArrayLike, cubes: MatchCubes, volatility: ArrayLike | None = None) -> MatchCubeActions:
-        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position)."""
+    def decide(
+        self,
+        probs: ArrayLike,
+        cubes: MatchCubes,
+        volatility: ArrayLike | None = None,
+        lookahead: ArrayLike | None = None,
+    ) -> MatchCubeActions:
+        """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position).
+
+        A local model given ``lookahead`` ((n, 441, 5) two-roll outcomes) takes the exact MWCs where it shows the
+        game decided (:mod:`cube.two_roll`).
+        """
         arr = _check_probabilities(probs)
         if arr.ndim != 2:
             raise CubeInputError(f"decide takes probabilities of shape (n, 5), got shape {arr.shape}")
         n = arr.shape[0]
         vol = self._volatility(volatility, n)
+        exact = np.zeros(n, dtype=bool)
+        outcomes = None if lookahead is None else np.asarray(lookahead, dtype=np.float64)
+        if outcomes is not None and self.needs_volatility:
+            exact = decided(outcomes)
         double, take, too_good = (np.zeros(n, dtype=bool) for _ in range(3))
         for cube, idx in _cube_groups(cubes, n).items():
             if not cube.can_double:
@@ -119,6 +141,13 @@ class _MwcModel:
             p = arr[idx]
             nd = self._mwc(p, cube, None if vol is None else vol[idx])
             dt = self._mwc(p, cube.doubled(), None)
+            rows = np.flatnonzero(exact[idx])
+            if len(rows):
+                assert outcomes is not None
+                exact_nd, exact_dt = two_roll_mwcs(outcomes[idx[rows]], self.met, cube)
+                assert exact_dt is not None  # the side on roll can double here
+                nd, dt = nd.copy(), dt.copy()
+                nd[rows], dt[rows] = exact_nd, exact_dt
             dp = np.full(len(idx), game_result_mwc(self.met, cube.score, won=cube.value))
             # gnubg's rules on the normalised equities (cube.match.decision_rule, as the one-position decision)
             nd_eq, dt_eq, dp_eq = (mwc_to_equity(v, self.met, cube) for v in (nd, dt, dp))

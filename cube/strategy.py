@@ -47,6 +47,7 @@ from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
 from cube.jump_numerical import DEFAULT_N, NumericalSolution, StepKernel, solve, step_kernel
 from cube.states import CubeAction, CubeResponse, CubeState
+from cube.two_roll import decided, two_roll_money_equities, win_chances
 from cube.volatility import VolatilityMeasure, local_volatility
 
 __all__ = [
@@ -188,6 +189,21 @@ class CubeDecisions:
         """Boolean array: too good to double."""
         return np.asarray(self.action == CubeAction.TOO_GOOD)
 
+    def with_rows(self, rows: ArrayLike, other: CubeDecisions) -> CubeDecisions:
+        """These decisions with positions ``rows`` replaced by ``other``'s (one entry per row, in order)."""
+        idx = np.asarray(rows, dtype=np.intp)
+        if len(other) != len(idx) or other.beavers != self.beavers:
+            raise CubeInputError(f"{len(other)} decisions (beavers {other.beavers}) for {len(idx)} rows")
+        merged: dict[str, Any] = {}
+        for name in ("cube_state", "action", "response", "no_double", "double_take", "double_pass", "double_beaver"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            out = mine.astype(np.result_type(mine, theirs)) if mine.dtype.kind == "U" else mine.copy()
+            out[idx] = theirs
+            merged[name] = out
+        equity = self.equity.copy()
+        equity[idx] = other.equity
+        return CubeDecisions(**merged, equity=equity, beavers=self.beavers)
+
 
 def _cube_states(cube_state: CubeStates, n: int) -> NDArray[np.str_]:
     """Return the validated cube states as a string array of n entries."""
@@ -224,7 +240,7 @@ class CubeStrategy(ABC):
 
     def _local(self, n: int, local_alpha: ArrayLike | None, lookahead: ArrayLike | None) -> FloatArray | None:
         if lookahead is not None:
-            local_alpha = local_volatility(lookahead, measure=self.local_measure)
+            local_alpha = local_volatility(win_chances(lookahead), measure=self.local_measure)
         if local_alpha is None:
             if self.needs_local_volatility:
                 raise CubeInputError(f"strategy {self.name} needs local_alpha (or a 441-roll lookahead)")
@@ -251,8 +267,32 @@ class CubeStrategy(ABC):
         P, W, L = win_loss_values(probs)
         single = np.ndim(P) == 0
         P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
-        eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, lookahead), jacoby)
+        if lookahead is not None and single:
+            lookahead = np.asarray(lookahead)[None, ...]
+        eq = self._local_equities(P, W, L, local_alpha, lookahead, jacoby)
         return {k: (v[0] if single else v) for k, v in eq.items()}
+
+    def _local_equities(
+        self,
+        P: FloatArray,
+        W: FloatArray,
+        L: FloatArray,
+        local_alpha: ArrayLike | None,
+        lookahead: ArrayLike | None,
+        jacoby: bool,
+    ) -> dict[str, FloatArray]:
+        """:meth:`_equities`, except that a local strategy given a lookahead which shows the game decided within
+        it takes the exact two-roll equities there (:mod:`cube.two_roll`): no jump model knows a game that ends."""
+        eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, lookahead), jacoby)
+        if lookahead is None or not self.needs_local_volatility:
+            return eq
+        rows = np.flatnonzero(decided(lookahead))
+        if len(rows):
+            exact = two_roll_money_equities(np.asarray(lookahead)[rows], W[rows], L[rows], jacoby=jacoby)
+            for key, values in exact.items():
+                eq[key] = eq[key].copy()
+                eq[key][rows] = values
+        return eq
 
     def decide(
         self,
@@ -266,14 +306,15 @@ class CubeStrategy(ABC):
     ) -> CubeDecisions:
         """Return the cube decisions of many positions (probs shape (n, 5) or (5,)).
 
-        ``local_alpha`` (float or (n,)) or ``lookahead`` ((n, 441) win chances after two
-        rolls) give the local volatility for :func:`jump_local`.
+        ``local_alpha`` (float or (n,)) or ``lookahead`` ((n, 441) win chances after two rolls, or
+        (n, 441, 5) outcomes) give the local volatility for :func:`jump_local`; where a lookahead shows
+        the game decided within it, :func:`jump_local` takes the exact equities (:mod:`cube.two_roll`).
         """
         P, W, L = win_loss_values(probs)
         P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
         n = P.shape[0]
         states = _cube_states(cube_state, n)
-        eq = self._equities(P, W, L, self._local(n, local_alpha, lookahead), jacoby)
+        eq = self._local_equities(P, W, L, local_alpha, lookahead, jacoby)
         centered = eq[CubeState.CENTERED]
         if jacoby:
             centered = np.minimum(centered, 1.0)

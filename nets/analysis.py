@@ -20,6 +20,7 @@ from cube.match_strategy import LINEAR_ALPHA
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation, jump_local
+from cube.two_roll import decided
 from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.match import BARE_ID_STATE, MatchState
 from engine.position import Position
@@ -33,6 +34,8 @@ from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 # A typical remote volatility for the jump model.
 REMOTE_ALPHA = DEFAULT_REMOTE_ALPHA
 #: Said beside the cube figures of a position whose dice are rolled.
+#: How the local jump model's label says it took exact figures: the lookahead shows the game decided (cube.two_roll).
+DECIDED_NOTE = "exact: decided within two rolls"
 ROLLED_NOTE = "the dice are rolled: no cube action now (the figures are for before the roll)"
 #: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
 MONEY_BEAVERS = False
@@ -195,18 +198,26 @@ def _outcomes(values: Any) -> CubeOutcomes:
 
 
 def match_cube_models(
-    board: np.ndarray, probs: np.ndarray, met: MatchEquityTable, cube: MatchCube, local_alpha: float
+    board: np.ndarray,
+    probs: np.ndarray,
+    met: MatchEquityTable,
+    cube: MatchCube,
+    local_alpha: float,
+    outcomes: np.ndarray | None = None,
 ) -> dict[str, MatchModelAdvice]:
     """The cube decision under gnubg's model (x by the position's class) and the jump model (constant and local).
 
-    ``local_alpha``: the position's jump volatility for the linear approximation (already scaled).
-    Keyed by model: gnubg's, ``jump``, ``jump_local``.
+    ``local_alpha``: the position's jump volatility for the linear approximation (already scaled);
+    ``outcomes``: its (441, 5) two-roll lookahead, which gives the local model exact MWCs where it shows the game
+    decided. Keyed by model: gnubg's, ``jump``, ``jump_local``.
     """
+    exact = outcomes is not None and bool(decided(outcomes))
+    local_label = f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})"
     jumps = {
         "jump": (f"jump(alpha={LINEAR_ALPHA})", jump_cube_decision(probs, met, cube, LINEAR_ALPHA)),
         "jump_local": (
-            f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})",
-            jump_cube_decision(probs, met, cube, LINEAR_ALPHA, local_alpha),
+            f"{local_label[:-1]}; {DECIDED_NOTE})" if exact else local_label,
+            jump_cube_decision(probs, met, cube, LINEAR_ALPHA, local_alpha, lookahead=outcomes),
         ),
     }
     out = {GNUBG_MODEL: _match_advice(match_cube_advice(board, probs, met, cube))}
@@ -358,11 +369,13 @@ def analyse(
         )
         cubeless_at_score = round(cubeless, 6)
         normalised = round(float(mwc_to_equity(cubeless, met, cube_now)), 6)
-        report = CubeReport(state, match_models=match_cube_models(position.array, probs, met, cube_now, local_alpha))
+        match_models = match_cube_models(position.array, probs, met, cube_now, local_alpha, outcomes)
+        report = CubeReport(state, match_models=match_models)
     else:
-        jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical)"
+        exact = f"; {DECIDED_NOTE}" if bool(decided(outcomes)) else ""
+        jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical{exact})"
         local = jump_local(REMOTE_ALPHA, JumpApproximation.NUMERICAL).decision(
-            probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes[:, 0]
+            probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes
         )
         gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
         can_double = state is not CubeState.UNAVAILABLE  # as gnubg's row: no double/take where it cannot be

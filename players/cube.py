@@ -26,7 +26,8 @@ lookahead, batched across every game that needs one at that turn. A board met ag
 games of a mirrored pair walk the same positions until their cube decisions part, and a
 player asked both its own and its opponent's questions meets each position twice) reuses its
 volatility: the lookahead runs once per distinct board, and a bounded cache remembers the
-volatilities of recent boards.
+volatilities of recent boards. Where the game may end within two rolls the lookahead always runs: if it
+shows the game decided, the decision is the exact one of :mod:`cube.two_roll`, not the jump model's.
 
 ``jump-net`` is the same strategy with the local volatility from a learned net
 (:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to the shipped ``weights/volatility.jgw``) in
@@ -58,11 +59,14 @@ from cube.errors import CubeInputError
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
+from cube.two_roll import decided
 from cube.volatility import (  # jump-local's and jump-net's unless the spec gives one
     DEFAULT_REMOTE_ALPHA,
     VolatilityMeasure,
 )
+from engine.batch import phases
 from engine.errors import InvalidSpec, JumpgammonError
+from engine.position import GamePhase
 from nets.cube_advice import money_cube_decisions
 from nets.jump_tables import disk_cached_solve
 from nets.volnet import DEFAULT_VOLNET
@@ -76,6 +80,8 @@ from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, Match
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
+# No row decided within two rolls: the rows and their (0, 441, 5) outcomes.
+_NONE_DECIDED = (np.zeros(0, np.intp), np.zeros((0, 441, 5)))
 #: The money cube specs, as an error message or help text lists them.
 CUBE_SPECS = (
     f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "
@@ -234,8 +240,11 @@ class CubeDecider:
     ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth. Local
     volatility comes from ``local_volatility(boards)`` ((n,), e.g. a learned net) when given, else
     from ``lookahead(boards)``, (n, 441, 5) two-roll outcomes. ``decisions`` counts the positions
-    judged, ``lookaheads`` those whose decision needed a local volatility (from either source), and
-    ``lookaheads_run`` the money lookaheads actually run (distinct boards not in the cache).
+    judged, ``lookaheads`` those whose decision needed a local volatility (from either source) or took the exact
+    two-roll decision, and ``lookaheads_run`` the money lookaheads actually run (distinct boards not in the cache).
+    With a lookahead, a local strategy's decision where the game may end within two rolls is checked against it,
+    and where it shows the game decided the decision is the exact one (:mod:`cube.two_roll`) unless
+    ``exact_when_decided`` is False (the jump model's own, as before that rule).
     """
 
     def __init__(
@@ -245,6 +254,7 @@ class CubeDecider:
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
         cache_size: int = VOLATILITY_CACHE_SIZE,
         local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
+        exact_when_decided: bool = True,
     ) -> None:
         if isinstance(strategy, MatchCubeStrategy):
             if strategy.needs_lookahead and lookahead is None:
@@ -259,11 +269,14 @@ class CubeDecider:
         self.probabilities = probabilities
         self.lookahead = lookahead
         self.volatility_source = local_volatility
+        self.exact_when_decided = exact_when_decided
         self.decisions = 0
         self.lookaheads = 0
         self.lookaheads_run = 0
         self._cache_size = cache_size
         self._volatility: OrderedDict[bytes, float] = OrderedDict()
+        # Boards where the game may end within two rolls: their lookahead if it shows the game decided, else None.
+        self._decided_cache: OrderedDict[bytes, np.ndarray | None] = OrderedDict()
 
     def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
         """Decisions for boards seen by the side on roll in ``context``."""
@@ -306,19 +319,61 @@ class CubeDecider:
         jacoby: bool,
         beavers: bool,
     ) -> CubeDecisions:
-        """jump-local: a lookahead only where the gate volatilities disagree on the decision."""
+        """jump-local: a lookahead only where the gate volatilities disagree on the decision, or where the game may
+        end within two rolls (there a lookahead that shows it decided gives the exact decision, which no gate
+        volatility need agree with)."""
+        exact_rows, exact_outcomes = self._decided(boards) if self.exact_when_decided else _NONE_DECIDED
         ladder = [strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS]
         first = ladder[0]
         settled = np.ones(len(boards), bool)
         for d in ladder[1:]:
             settled &= (d.action == first.action) & (d.response == first.response)
+        settled[exact_rows] = True
         open_ = np.flatnonzero(~settled)
         alpha = np.full(len(boards), GATE_ALPHAS[0])
         if len(open_):
             self.lookaheads += len(open_)
             alpha[open_] = self._local_volatilities(boards[open_])
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
-        return strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
+        out = strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
+        if not len(exact_rows):
+            return out
+        self.lookaheads += len(exact_rows)
+        r = exact_rows
+        exact = strategy.decide(probs[r], states[r], jacoby=jacoby, beavers=beavers, lookahead=exact_outcomes)
+        return out.with_rows(r, exact)
+
+    def _decided(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows whose game the two-roll lookahead shows decided, and their (k, 441, 5) outcomes.
+
+        Only boards where the game may end within two rolls get a lookahead (:func:`may_end_within_two_rolls`),
+        one per distinct board not in the cache; none without a lookahead.
+        """
+        if self.lookahead is None:
+            return _NONE_DECIDED
+        candidates = np.flatnonzero(may_end_within_two_rolls(boards))
+        if not len(candidates):
+            return _NONE_DECIDED
+        keys = [boards[k].astype(np.int8).tobytes() for k in candidates]
+        missing = {key: k for key, k in zip(keys, candidates, strict=True) if key not in self._decided_cache}
+        if missing:
+            found = self.lookahead(boards[list(missing.values())])
+            self.lookaheads_run += len(missing)
+            for key, outcomes, sure in zip(missing, found, decided(found), strict=True):
+                self._decided_cache[key] = np.array(outcomes, dtype=np.float64) if sure else None
+        rows: list[int] = []
+        outcomes_of: list[np.ndarray] = []
+        for key, k in zip(keys, candidates, strict=True):
+            self._decided_cache.move_to_end(key)
+            entry = self._decided_cache[key]
+            if entry is not None:
+                rows.append(int(k))
+                outcomes_of.append(entry)
+        while len(self._decided_cache) > self._cache_size:
+            self._decided_cache.popitem(last=False)
+        if not rows:
+            return _NONE_DECIDED
+        return np.array(rows, dtype=np.intp), np.stack(outcomes_of)
 
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
         """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache.
@@ -392,6 +447,20 @@ def make_decider(
     if spec.own:
         return GnubgModelDecider(probabilities)
     return None
+
+
+def may_end_within_two_rolls(boards: np.ndarray) -> np.ndarray:
+    """Boolean (n,): boards whose two-roll lookahead can show the game decided (a superset, cheap to test).
+
+    No contact, and either both sides have every checker home (where the bear-off databases give
+    certain results short of the end) or a side has at most four checkers left (one roll can end the game).
+    """
+    arr = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+    phase = phases(arr)
+    own = np.where(arr > 0, arr, 0).sum(axis=1)
+    opp = np.where(arr < 0, -arr, 0).sum(axis=1)
+    home = (phase == GamePhase.BEAROFF_ONE_SIDED) | (phase == GamePhase.BEAROFF_TWO_SIDED)
+    return np.asarray(home | ((phase == GamePhase.RACE) & (np.minimum(own, opp) <= 4)), dtype=bool)
 
 
 def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:

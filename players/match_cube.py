@@ -118,7 +118,8 @@ class ModelMatchCube(MatchCubeStrategy):
     """Adapts a :class:`cube.match_strategy.MatchCubeModel`; a model needing local volatility gets the lookahead's.
 
     The local volatility is :data:`cube.jump_linear.STATISTICAL_SCALE` times the mean absolute
-    change of the side on roll's winning chance over the 441 roll pairs.
+    change of the side on roll's winning chance over the 441 roll pairs; where those show the game
+    decided, the model takes the exact MWCs (:mod:`cube.two_roll`).
     """
 
     def __init__(self, model: MatchCubeModel, name: str) -> None:
@@ -130,14 +131,15 @@ class ModelMatchCube(MatchCubeStrategy):
         self, probs: np.ndarray, cubes: Sequence[MatchCube], boards: np.ndarray, lookahead: Lookahead | None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The model's decisions as (:class:`CubeAction`, :class:`CubeResponse`) value arrays."""
-        volatility = None
+        volatility = outcomes = None
         if self.needs_lookahead and len(boards):
             assert lookahead is not None
-            moves = local_volatility(lookahead(boards)[:, :, 0], measure=VolatilityMeasure.MEAN_ABS)
+            outcomes = lookahead(boards)
+            moves = local_volatility(outcomes[:, :, 0], measure=VolatilityMeasure.MEAN_ABS)
             volatility = STATISTICAL_SCALE * moves
         if len(probs) == 0:
             return np.zeros(0, dtype="<U16"), np.zeros(0, dtype="<U16")
-        acts = self.model.decide(probs, list(cubes), volatility)
+        acts = self.model.decide(probs, list(cubes), volatility, outcomes)
         action = np.where(
             acts.too_good, CubeAction.TOO_GOOD, np.where(acts.double, CubeAction.DOUBLE, CubeAction.NO_DOUBLE)
         )

@@ -9,16 +9,16 @@ Shard ``i`` is a function of the settings, ``(seed, i)`` and the net alone:
    side on roll may double (the cube centred, or its own) is a decision at that cube state. The
    checkers move by cubeless equity, so a cubeful game follows its cubeless game's moves until a
    pass ends it: the pool holds the decisions of cubeful games, as often as they meet them.
-2. **Strata** (:class:`Reason`, disjoint; a position in several goes to the first of
-   ``disagree``, ``close``, ``plausible``): ``disagree``, where the draw models
-   (:data:`DRAW_MODELS`) differ on the double or the take; ``close``, where gnubg's model on the
-   net's 0-ply probabilities is within ``close_margin`` of switching (|ND - min(DT, DP)| or
-   |DT - DP|); ``plausible``, the rest with cubeless P(win) in ``pwin_window``. Each stratum's
-   quota of the shard's ``per_shard`` decisions is drawn uniformly from it (a stratum short of
-   its quota passes the rest on), and its pool count per game is kept: the rate of such
-   decisions per game, which turns errors per decision into errors per game. Positions outside
-   every stratum (all models agree, far from gnubg's thresholds, P(win) outside the window) are
-   not drawn: their errors are taken as 0.
+2. **Strata** (:class:`Reason`, disjoint; a position in several goes to the first of ``disagree``,
+   ``close``, ``plausible``): ``disagree``, where the draw models (:data:`DRAW_MODELS`, as
+   :func:`draw_player` asks them) differ on the double or the take; ``close``, where gnubg's model
+   on the net's 0-ply probabilities is within ``close_margin`` of switching (|ND - min(DT, DP)| or
+   |DT - DP|); ``plausible``, the rest with cubeless P(win) in ``pwin_window``. Each stratum's quota
+   of the shard's ``per_shard`` decisions is drawn uniformly from it (a stratum short of its quota
+   passes the rest on), and its pool count per game is kept: the rate of such decisions per game,
+   which turns errors per decision into errors per game. Positions outside every stratum (all models
+   agree, far from gnubg's thresholds, P(win) outside the window) are not drawn: their errors are
+   taken as 0.
 3. **Rollout.** Every decision's no double and double/take branches by
    :func:`arena.rollout_cube.run_cube_decisions`: 0 ply, luck-adjusted, the later cube actions
    by ``rollout_cube`` (gnubg's model by default), shared dice (the shard's own seed). Rounds of
@@ -66,8 +66,9 @@ from nets.evaluator import Evaluator, load_evaluator
 from nets.lookahead import best_children
 from nets.weights import arrays_to_npz, read_npz_arrays, remove_stale_temporaries, sha256_hex, write_atomic
 from players.base import CubeContext, Player
-from players.cube import parse_cube_spec
+from players.cube import CubeDecider, parse_cube_spec
 from players.specs import make_player, net_spec
+from players.strategic import StrategyPlayer
 from training.rollout_labels import check_out_folder, rollout_seed
 from weights import DEFAULT_WEIGHTS
 
@@ -261,6 +262,16 @@ def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluato
     if parse_cube_spec(spec).cubeless:
         raise InvalidSpec(f"cube spec {spec!r} never doubles: nothing to score")
     return make_player(net_spec(plies, weights), spec, evaluators)
+
+
+def draw_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator]) -> Player:
+    """:func:`model_player` as the draw asks it: a jump model decides even where the two-roll lookahead shows the
+    game decided (its exact decision, :mod:`cube.two_roll`, came after the run began; the draw is part of the
+    run's settings, so every shard's decisions stay what its seed drew). Scoring uses the models as they play."""
+    player = model_player(spec, weights, evaluators)
+    if isinstance(player, StrategyPlayer) and isinstance(player.decider, CubeDecider):
+        player.decider.exact_when_decided = False
+    return player
 
 
 def model_decisions(player: Player, boards: np.ndarray, owned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -563,7 +574,7 @@ def draw_decisions(cfg: CubeErrorsConfig, index: int) -> tuple[Pool, np.ndarray]
     and the net."""
     evaluators: dict[str, Evaluator] = {}
     ev = load_evaluator(cfg.weights_file)
-    players = [model_player(s, cfg.weights, evaluators) for s in DRAW_MODELS]
+    players = [draw_player(s, cfg.weights, evaluators) for s in DRAW_MODELS]
     rng = np.random.default_rng([cfg.seed, index])
     pool = build_pool(ev, cfg, players, rng)
     return pool, draw(pool, cfg.shares, cfg.per_shard, rng)

@@ -9,6 +9,7 @@ import pytest
 
 from cube import local_volatility
 from cube.states import CubeState
+from cube.two_roll import decided
 from engine import Position
 from engine.errors import InvalidSpec
 from nets import load_evaluator
@@ -21,19 +22,40 @@ from players.net import NetPlayer
 from tests.selfplay_boards import positions_from_games
 
 
+def _board(mine: dict[int, int], his: dict[int, int]) -> np.ndarray:
+    """A bear-off board: the side on roll's checkers on its points, the opponent's on his (1 = each side's ace)."""
+    b = np.zeros(26, np.int8)
+    for point, n in mine.items():
+        b[point] = n
+    for point, n in his.items():
+        b[25 - point] = -n
+    return b
+
+
+# Last rolls and a return shot: games decided within two rolls (the side on roll's chances after both rolls are 0 or 1).
+LAST_ROLLS = (
+    _board({2: 2}, {1: 2}),  # AwAAMAAAAAAAAA: 26 rolls of 36 win, else the opponent surely does
+    _board({3: 2}, {1: 1}),
+    _board({6: 1, 5: 1}, {1: 1}),
+    _board({1: 1}, {6: 1, 1: 1}),  # a sure win
+    _board({4: 1, 2: 1}, {2: 1, 1: 1}),
+)
+
+
 @pytest.mark.slow  # every lookahead run on positions from self-play
 def test_gating_never_changes_a_jump_local_decision() -> None:
     """On positions from self-play, the gated decision equals the decision with every lookahead run."""
     ev = load_evaluator()
-    boards = positions_from_games(6, seed=11)[::4][:80]
+    ends = np.stack(LAST_ROLLS)  # decided within two rolls: exact decisions
+    boards = np.concatenate([positions_from_games(6, seed=11)[::4][:80], ends])
     strategy = parse_cube_spec("jump-local").strategy
     assert strategy is not None
     probs = ev.evaluate_boards(boards)
-    alpha = local_volatility(two_roll_outcomes_batch(ev, boards)[:, :, 0])
+    outcomes = two_roll_outcomes_batch(ev, boards)
     decider = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b))
     for state in (CubeState.CENTERED, CubeState.OWNED):
         states = np.full(len(boards), state)
-        full = strategy.decide(probs, states, local_alpha=alpha)
+        full = strategy.decide(probs, states, lookahead=outcomes)
         gated = decider.decide(boards, CubeContext.money(states))
         assert np.array_equal(gated.action, full.action)
         assert np.array_equal(gated.response, full.response)
@@ -175,3 +197,24 @@ def test_two_players_on_one_net_share_each_lookahead(monkeypatch: pytest.MonkeyP
     other = NetPlayer(load_evaluator(), 0, parse_cube_spec("jump-local"), "other net object")
     other.two_roll_outcomes(boards[:3])
     assert sum(run) == len({row.tobytes() for row in boards}) + 3  # another evaluator keeps its own
+
+
+def test_a_decided_game_takes_the_exact_decision_and_the_draw_can_ask_for_the_jump_models() -> None:
+    """On a last roll (26 of 36 win) jump-local's decision is the exact one: no double 2P - 1, double/take twice it,
+    whatever the gate volatilities say; with ``exact_when_decided`` off it is the jump model's again."""
+    ev = load_evaluator()
+    boards = LAST_ROLLS[0][None]
+    assert Position.from_id("AwAAMAAAAAAAAA").array.tolist() == boards[0].tolist()
+    assert decided(two_roll_outcomes_batch(ev, np.stack(LAST_ROLLS))).all()
+    strategy = parse_cube_spec("jump-local").strategy
+    assert strategy is not None
+    decider = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b))
+    context = CubeContext.money(np.array([CubeState.OWNED]))
+    exact = decider.decide(boards, context)
+    assert exact.equity is not None
+    assert float(exact.equity[0]) == pytest.approx(2 * (2 * 26 / 36 - 1), abs=1e-6)  # redouble, take
+    assert decider.lookaheads_run == 1
+    decider.exact_when_decided = False
+    model = decider.decide(boards, context)
+    assert model.equity is not None
+    assert float(model.equity[0]) < float(exact.equity[0]) - 0.1  # the jump model's last-roll artefact

@@ -125,3 +125,13 @@ def test_a_strategy_answers_only_questions_of_its_kind() -> None:
     both = CubeContext.match([MatchCube(MatchScore(3, 3)), MatchCube(MatchScore(2, 4))])
     picked = both.rows(np.array([False, True]))
     assert picked.cubes == (MatchCube(MatchScore(2, 4)),) and list(picked.states) == ["centered"]
+
+
+def test_jump_match_local_takes_the_exact_decision_on_a_last_roll() -> None:
+    """2-away against 4-away on a last roll (26 of 36 win): the game ends on this roll, so double/take wins the match
+    or leaves 2-away all (86.1% to the doubler) against a pass's 81.4%: double, pass. The jump models alone took."""
+    player = make_player("net@0", "jump-match-local", met=published_met())
+    board = Position.from_id("AwAAMAAAAAAAAA").array[None]
+    cube = MatchCube(MatchScore(2, 4))
+    assert list(player.double_actions(board, CubeContext.match([cube]))) == [CubeAction.DOUBLE]
+    assert list(player.double_responses(flip_boards(board), CubeContext.match([cube]))) == [CubeResponse.PASS]

@@ -1,0 +1,171 @@
+"""Exact cube decisions where the two-roll lookahead shows the game decided within the jump.
+
+The jump models take a position's local volatility from the spread of the 441 two-roll win chances
+(:mod:`cube.volatility`). On the game's last rolls that spread is huge and the model's equities are
+wrong: its numerical solution extends the post-jump equity past P = 0 and 1 along a line, so it
+knows nothing of a game that ends within the jump (``AwAAMAAAAAAAAA``, a last roll that wins 26
+times in 36: jump_local's no double +0.377 against the exact +0.444).
+
+Where every one of the 441 win chances after the side on roll's roll and the opponent's reply is
+0 or 1, no model is needed: the game is decided by then, and what is left of the cube is one
+decision, the opponent's, between the two rolls. Seen by the side on roll (per unit cube in money
+play, MWC at a match score), after its roll ``r1`` the opponent holds the no-double value
+``ND(r1)``, the mean over his 21 rolls of each result's cubeless value (the cube is dead after his
+roll: the sure winner plays on, the sure loser has nothing to double with), and where he has
+access to the cube he doubles if that lowers the side on roll's value::
+
+    value(r1) = min(ND(r1), max(DT(r1), DP))
+
+with ``DT(r1)`` the same mean at twice the cube (the side on roll owns it) and ``DP`` the loss
+of the cube as it stands. The side on roll's no double is the mean of ``value(r1)`` over its 21
+rolls at the cube as it stands; its double/take is the same at twice the cube with the opponent
+holding it. Each result's cubeless value takes the lookahead's five probabilities of that cell
+where given (gammons included), else its win chance with the root's W and L. Under the Jacoby
+rule a centred cube leaves gammons out (the sure winner with gammon chances doubles, and the
+loser passes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from cube.errors import CubeInputError, FloatArray
+from cube.gamestate import outcome_equity
+from cube.match import MatchCube, _result_probabilities, game_result_mwc
+from cube.met import MatchEquityTable
+from cube.states import CubeState
+from cube.volatility import two_roll_weights
+
+__all__ = ["DECIDED_TOLERANCE", "decided", "two_roll_money_equities", "two_roll_mwcs", "win_chances"]
+
+#: A win chance this close to 0 or 1 counts as a decided game (databases and finished games give 0 and 1 exactly).
+DECIDED_TOLERANCE = 1e-9
+
+
+def _single_weights() -> FloatArray:
+    """The 21 rolls' probabilities (1/36 doubles, 1/18 others) in :data:`cube.volatility.ROLLS` order."""
+    w = two_roll_weights()
+    return np.asarray(w.sum(axis=1), dtype=np.float64)
+
+
+_W = _single_weights()
+
+
+def _cells(lookahead: ArrayLike) -> FloatArray:
+    """The lookahead as (n, 21, 21) win chances or (n, 21, 21, 5) outcomes; CubeInputError naming a bad shape."""
+    arr = np.asarray(lookahead, dtype=np.float64)
+    if arr.ndim >= 2 and arr.shape[-1] == 5 and arr.shape[-2] == 441:
+        return arr.reshape(*arr.shape[:-2], 21, 21, 5)
+    if arr.ndim >= 1 and arr.shape[-1] == 441:
+        return arr.reshape(*arr.shape[:-1], 21, 21)
+    if arr.shape[-2:] == (21, 21) or arr.shape[-3:] == (21, 21, 5):
+        return arr
+    raise CubeInputError(f"lookahead must end in 441, (441, 5), (21, 21) or (21, 21, 5), got shape {arr.shape}")
+
+
+def _win_chances(cells: FloatArray) -> FloatArray:
+    return cells[..., 0] if cells.shape[-3:] == (21, 21, 5) else cells
+
+
+def win_chances(lookahead: ArrayLike) -> FloatArray:
+    """The (..., 441) win chances of a lookahead given as (..., 441) win chances or (..., 441, 5) outcomes."""
+    p = _win_chances(_cells(lookahead))
+    return p.reshape(*p.shape[:-2], 441)
+
+
+def decided(lookahead: ArrayLike, tolerance: float = DECIDED_TOLERANCE) -> NDArray[np.bool_]:
+    """True for each position whose 441 two-roll win chances (side on roll) are all 0 or 1: decided within them.
+
+    ``lookahead`` is (..., 441) win chances or (..., 441, 5) outcomes; returns shape (...).
+    """
+    p = _win_chances(_cells(lookahead))
+    sure = (p <= tolerance) | (p >= 1.0 - tolerance)
+    return np.asarray(sure.all(axis=(-2, -1)), dtype=bool)
+
+
+def _cell_values(cells: FloatArray, W: FloatArray, L: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Each cell's cubeless money value with gammons and without (side on roll, per unit cube)."""
+    if cells.shape[-3:] == (21, 21, 5):
+        return outcome_equity(cells), 2.0 * cells[..., 0] - 1.0
+    p = cells
+    w, loss = np.asarray(W, dtype=np.float64)[..., None, None], np.asarray(L, dtype=np.float64)[..., None, None]
+    return p * w - (1.0 - p) * loss, 2.0 * p - 1.0
+
+
+def _after_reply(value: FloatArray) -> FloatArray:
+    """The mean over the opponent's 21 replies: (..., 21, 21) cell values to (..., 21) values after each roll."""
+    return np.asarray(value @ _W, dtype=np.float64)
+
+
+def _opponent_may_double(no_double: FloatArray, doubled: FloatArray, pass_value: float) -> FloatArray:
+    """The side on roll's value after its roll where the opponent may double: he picks the lower of no double and
+    the double it answers best (take at twice the cube, or pass)."""
+    return np.minimum(no_double, np.maximum(doubled, pass_value))
+
+
+def two_roll_money_equities(
+    lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False
+) -> dict[str, FloatArray]:
+    """Exact money equities of positions decided within the lookahead (module notes), side on roll, per unit cube.
+
+    Keys as :meth:`cube.strategy.CubeStrategy.equities`: the three :class:`CubeState` members and
+    ``owned_doubled``, ``unavailable_doubled`` (after a double, in units of the doubled cube).
+    ``W`` and ``L`` (the root's) value the cells where ``lookahead`` holds win chances only.
+    """
+    cells = _cells(lookahead)
+    full, single = _cell_values(cells, np.asarray(W), np.asarray(L))
+    after = _after_reply(full)  # (..., 21): gammons count
+    after_single = _after_reply(single)
+    redoubled = 2.0 * after  # the opponent doubled and the side on roll took: it owns twice the cube
+    centred_base = after_single if jacoby else after
+    owned = after @ _W
+    unavailable = _opponent_may_double(after, redoubled, -1.0) @ _W
+    centred = _opponent_may_double(centred_base, redoubled, -1.0) @ _W
+    return {
+        CubeState.CENTERED: np.asarray(centred),
+        CubeState.OWNED: np.asarray(owned),
+        CubeState.UNAVAILABLE: np.asarray(unavailable),
+        "owned_doubled": np.asarray(owned),
+        "unavailable_doubled": np.asarray(unavailable),
+    }
+
+
+def _cubeless_mwcs(cells: FloatArray, met: MatchEquityTable, cube: MatchCube, value: int) -> FloatArray:
+    """Each cell's cubeless MWC at a cube of ``value`` (side on roll), from its five probabilities."""
+    s = cube.score
+    results = [game_result_mwc(met, s, won=k * value) for k in (1, 2, 3)]
+    results += [game_result_mwc(met, s, lost=k * value) for k in (1, 2, 3)]
+    return np.asarray(_result_probabilities(cells) @ np.array(results), dtype=np.float64)
+
+
+def _node_values(
+    cells: FloatArray, met: MatchEquityTable, cube: MatchCube, value: int, opponent_holds: bool
+) -> FloatArray:
+    """The side on roll's MWC after each of its rolls with the cube at ``value`` (held by the opponent or centred
+    when ``opponent_holds`` or the cube is centred), the opponent's double between the two rolls included."""
+    s = cube.score
+    no_double = _after_reply(_cubeless_mwcs(cells, met, cube, value))
+    centred = value == 1 and not opponent_holds and cube.state is CubeState.CENTERED
+    access = (opponent_holds or centred) and not s.crawford and s.opp_away > value
+    if not access:
+        return no_double
+    doubled = _after_reply(_cubeless_mwcs(cells, met, cube, 2 * value))
+    return _opponent_may_double(no_double, doubled, game_result_mwc(met, s, lost=value))
+
+
+def two_roll_mwcs(lookahead: ArrayLike, met: MatchEquityTable, cube: MatchCube) -> tuple[FloatArray, FloatArray | None]:
+    """Exact MWCs of no double and double/take (None where the side on roll cannot double) for positions decided
+    within the lookahead at a match score (module notes); side on roll.
+
+    ``lookahead`` is (..., 441, 5) outcomes: at a match score each result's gammons count apart.
+    """
+    cells = _cells(lookahead)
+    if cells.shape[-3:] != (21, 21, 5):
+        raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got shape {cells.shape}")
+    held = cube.state is CubeState.UNAVAILABLE
+    no_double = _node_values(cells, met, cube, cube.value, held) @ _W
+    if not cube.can_double:
+        return np.asarray(no_double), None
+    double_take = _node_values(cells, met, cube, 2 * cube.value, True) @ _W
+    return np.asarray(no_double), np.asarray(double_take)

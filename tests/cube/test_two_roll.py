@@ -1,0 +1,160 @@
+"""Exact cube decisions where the two-roll lookahead shows the game decided (cube.two_roll).
+
+Hand-computed trees (a last roll; a miss that leaves the opponent a last roll of his own), the
+Jacoby rule, a match score, and every decided position of the exact two-sided bear-off database
+against its cubeful money equities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cube import MatchCube, MatchScore, jump_local
+from cube.errors import CubeInputError
+from cube.met import DEFAULT_MET, published_met
+from cube.states import CubeState
+from cube.strategy import JumpApproximation
+from cube.two_roll import decided, two_roll_money_equities, two_roll_mwcs, win_chances
+from cube.volatility import ROLLS, local_volatility
+from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, load_two_sided
+
+ROLL_P = np.array([1.0 / 36.0 if a == b else 1.0 / 18.0 for a, b in ROLLS])
+# a set of rolls that win 26 times in 36, as the last roll of AwAAMAAAAAAAAA does: doubles, and 10 of the 15 others
+BIG = [k for k, (a, b) in enumerate(ROLLS) if a == b or (a + b >= 6 and (a, b) != (1, 5))]
+BIG_P = float(ROLL_P[BIG].sum())
+
+
+def last_roll(win_rolls: list[int]) -> np.ndarray:
+    """(21, 21) win chances: the side on roll wins on ``win_rolls`` and else loses on the opponent's roll."""
+    p = np.zeros((21, 21))
+    p[win_rolls, :] = 1.0
+    return p
+
+
+def return_shot(win_rolls: list[int], his_rolls: list[int]) -> np.ndarray:
+    """(21, 21): the side on roll wins on ``win_rolls``; after a miss the opponent wins on ``his_rolls``, else the
+    side on roll wins for sure."""
+    p = np.ones((21, 21))
+    misses = [k for k in range(21) if k not in win_rolls]
+    for r1 in misses:
+        p[r1, his_rolls] = 0.0
+    return p
+
+
+def test_roll_sets_have_the_probabilities_the_cases_assume() -> None:
+    assert pytest.approx(26 / 36) == BIG_P
+    assert ROLL_P.sum() == pytest.approx(1.0)
+
+
+def test_last_roll_is_the_dead_cube_after_this_roll() -> None:
+    """A last roll: no double is 2P - 1 whatever the cube, double/take twice it (the opponent has nothing to do)."""
+    eq = two_roll_money_equities(last_roll(BIG)[None])
+    nd = 2 * BIG_P - 1
+    for state in CubeState:
+        assert eq[state][0] == pytest.approx(nd, abs=1e-12)
+    assert 2 * eq["unavailable_doubled"][0] == pytest.approx(2 * nd, abs=1e-12)
+
+
+@pytest.mark.parametrize("his_share", [4 / 36, 11 / 36, 20 / 36, 27 / 36, 32 / 36])
+def test_return_shot_opponent_doubles_only_where_it_pays(his_share: float) -> None:
+    """After a miss the opponent holds a last roll winning ``his_share``: with access he doubles above 50% and the
+    side on roll takes below 75% (money), which the tree must reproduce."""
+    his = [k for k in range(21) if ROLL_P[: k + 1].sum() <= his_share + 1e-12]
+    b = float(ROLL_P[his].sum())
+    mine = BIG
+    a = BIG_P
+    no_access = 1 - 2 * b  # after a miss, per unit cube, the opponent has no cube
+    with_access = min(no_access, max(2 * no_access, -1.0))
+    eq = two_roll_money_equities(return_shot(mine, his)[None])
+    assert eq[CubeState.OWNED][0] == pytest.approx(a + (1 - a) * no_access, abs=1e-12)
+    assert eq[CubeState.CENTERED][0] == pytest.approx(a + (1 - a) * with_access, abs=1e-12)
+    assert eq[CubeState.UNAVAILABLE][0] == pytest.approx(a + (1 - a) * with_access, abs=1e-12)
+    assert eq["unavailable_doubled"][0] == pytest.approx(eq[CubeState.UNAVAILABLE][0], abs=1e-12)
+
+
+def test_jacoby_leaves_gammons_out_on_a_centred_cube_only() -> None:
+    """Every cell a gammon won: 2 a unit cube played out, but 1 under Jacoby with the cube centred (the sure winner
+    doubles and the loser passes); an owned cube counts the gammon."""
+    cells = np.zeros((1, 441, 5))
+    cells[..., 0] = cells[..., 1] = 1.0
+    plain = two_roll_money_equities(cells)
+    jacoby = two_roll_money_equities(cells, jacoby=True)
+    assert plain[CubeState.CENTERED][0] == pytest.approx(2.0)
+    assert jacoby[CubeState.CENTERED][0] == pytest.approx(1.0)
+    assert jacoby[CubeState.OWNED][0] == pytest.approx(2.0)
+
+
+def test_win_chances_with_root_w_and_l() -> None:
+    """Win chances alone take the root's W and L: a last roll with W = 2, L = 1.5."""
+    eq = two_roll_money_equities(last_roll(BIG).reshape(1, 441), W=np.array([2.0]), L=np.array([1.5]))
+    assert eq[CubeState.OWNED][0] == pytest.approx(BIG_P * 2.0 - (1 - BIG_P) * 1.5)
+
+
+def test_decided_needs_every_cell_sure() -> None:
+    p = np.stack([last_roll(BIG), last_roll(BIG)]).reshape(2, 441)
+    p[1, 7] = 0.5
+    assert decided(p).tolist() == [True, False]
+    outcomes = np.zeros((2, 441, 5))
+    outcomes[..., 0] = p
+    assert decided(outcomes).tolist() == [True, False]
+    assert np.array_equal(win_chances(outcomes), p)
+
+
+@pytest.mark.parametrize("shape", [(440,), (2, 441, 4), (3, 3)])
+def test_bad_lookahead_shape_is_refused(shape: tuple[int, ...]) -> None:
+    with pytest.raises(CubeInputError, match="lookahead must end in 441"):
+        decided(np.zeros(shape))
+
+
+def test_jump_local_takes_the_exact_figures_where_decided() -> None:
+    """jump_local on a last roll: the exact 2P - 1 and twice it, not the jump model's +0.377 and +0.700."""
+    probs = np.array([BIG_P, 0, 0, 0, 0])
+    lookahead = last_roll(BIG).reshape(441)
+    model = jump_local(0.1, JumpApproximation.NUMERICAL)
+    d = model.decision(probs, CubeState.CENTERED, lookahead=lookahead)
+    assert d.no_double == pytest.approx(2 * BIG_P - 1)
+    assert d.double_take == pytest.approx(2 * (2 * BIG_P - 1))
+    jump_only = model.decision(probs, CubeState.CENTERED, local_alpha=float(local_volatility(lookahead)))
+    assert jump_only.no_double < d.no_double - 0.05  # the artefact the rule mends
+
+
+def test_match_last_roll_two_away_four_away() -> None:
+    """2-away against 4-away, a last roll: double/take wins the match on a hit, else 2-away all; no double is the
+    cubeless MWC (the cube is dead after this roll): a pass, where the jump models took."""
+    cells = np.zeros((441, 5))
+    cells[:, 0] = last_roll(BIG).reshape(441)
+    cube = MatchCube(MatchScore(2, 4))
+    met = published_met(DEFAULT_MET)
+    nd, dt = two_roll_mwcs(cells, met, cube)
+    win_one, lose_one = met.mwc(1, 4, crawford=True), met.mwc(2, 3)
+    assert float(nd) == pytest.approx(BIG_P * win_one + (1 - BIG_P) * lose_one)
+    assert dt is not None
+    assert float(dt) == pytest.approx(BIG_P + (1 - BIG_P) * met.mwc(2, 2))
+    assert float(dt) > win_one  # above double/pass: a pass
+
+
+def test_match_needs_outcomes() -> None:
+    with pytest.raises(CubeInputError, match="five probabilities"):
+        two_roll_mwcs(last_roll(BIG).reshape(441), published_met(DEFAULT_MET), MatchCube(MatchScore(2, 4)))
+
+
+def test_every_decided_database_position_matches_its_exact_cubeful_equities() -> None:
+    """The tree against the two-sided database's exact money equities (no double, three cube states) at every
+    position it holds whose lookahead is decided (both sides with checkers left)."""
+    db = load_two_sided(progress=False)
+    checked = 0
+    worst = 0.0
+    for start in range(0, N_TWO_SIDED, 50_000):
+        idx = np.arange(start, min(start + 50_000, N_TWO_SIDED))
+        mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
+        idx = idx[(mine > 0) & (his > 0)]
+        chances = db.two_roll_win_chances(idx)
+        sure = decided(chances)
+        eq = two_roll_money_equities(chances[sure])
+        exact = db.no_double[:, idx[sure]]
+        for k, state in enumerate((CubeState.CENTERED, CubeState.OWNED, CubeState.UNAVAILABLE)):
+            worst = max(worst, float(np.abs(eq[state] - exact[k]).max(initial=0.0)))
+        checked += int(sure.sum())
+    assert checked > 20_000
+    assert worst < 1e-12
