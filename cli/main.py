@@ -108,6 +108,11 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        option, _, problem = message.partition(": ")
+        if problem == "expected one argument" and option.startswith("argument -"):
+            # argparse reads a value that starts with '-' (and is not a plain number) as the next option
+            name = option.removeprefix("argument ").split("/")[0]
+            message += f" (a value that starts with '-' goes after '=': {name}=VALUE)"
         raise UsageError(f"{self.prog}: error: {message}")
 
 

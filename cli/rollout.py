@@ -330,9 +330,12 @@ def _save_and_report(
     _save(args, request, _results_of(rolled))
     if isinstance(rolled, PlayRollout):
         return report_plays(rolled, reason, started, args)
+    decisions = [r for r in rolled if isinstance(r, CubeDecisionRollout)]
+    positions = [r for r in rolled if isinstance(r, RolloutResult)]
+    assert len(decisions) + len(positions) == len(rolled)  # one kind or the other, whole
     if request.kind is RolloutKind.CUBE_DECISION:
-        return report_cube_decisions(rolled, reason, started, args)  # type: ignore[arg-type]
-    return _report_positions(args, request, rolled, reason, started)  # type: ignore[arg-type]
+        return report_cube_decisions(decisions, reason, started, args)
+    return _report_positions(args, request, positions, reason, started)
 
 
 def _report_interrupted(args: argparse.Namespace, request: Request, exc: RolloutInterrupted, started: float) -> int:
