@@ -117,7 +117,7 @@ from cube.match import (
 )
 from cube.met import MatchEquityTable
 from cube.states import CubeState
-from cube.two_roll import decided, two_roll_mwcs
+from cube.two_roll import decided, two_roll_mwcs, wins_gammons
 
 __all__ = [
     "MAX_MATCH_VOLATILITY",
@@ -318,7 +318,7 @@ def jump_cube_decision(
         exact_nd, exact_dt = two_roll_mwcs(lookahead, met, cube)
         dt = None if exact_dt is None else float(exact_dt)
         dp = None if exact_dt is None else game_result_mwc(met, cube.score, won=cube.value)
-        return decision_from_mwcs(float(exact_nd), dt, dp, bool(arr[1] > 0.0), met, cube)
+        return decision_from_mwcs(float(exact_nd), dt, dp, bool(wins_gammons(lookahead)), met, cube)
     no_double = float(jump_mwc(arr, met, cube, alpha, alpha_local))
     if not cube.can_double:
         return decision_from_mwcs(no_double, None, None, bool(arr[1] > 0.0), met, cube)

@@ -31,7 +31,7 @@ from cube.match import MatchCube, cubeful_mwc, decision_rule, game_result_mwc, m
 from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
-from cube.two_roll import decided, two_roll_mwcs
+from cube.two_roll import decided, two_roll_mwcs, wins_gammons
 
 __all__ = [
     "LINEAR_ALPHA",
@@ -141,6 +141,7 @@ class _MwcModel:
             p = arr[idx]
             nd = self._mwc(p, cube, None if vol is None else vol[idx])
             dt = self._mwc(p, cube.doubled(), None)
+            gammons = p[:, 1] > 0.0
             rows = np.flatnonzero(exact[idx])
             if len(rows):
                 assert outcomes is not None
@@ -148,10 +149,11 @@ class _MwcModel:
                 assert exact_dt is not None  # the side on roll can double here
                 nd, dt = nd.copy(), dt.copy()
                 nd[rows], dt[rows] = exact_nd, exact_dt
+                gammons[rows] = wins_gammons(outcomes[idx[rows]])
             dp = np.full(len(idx), game_result_mwc(self.met, cube.score, won=cube.value))
             # gnubg's rules on the normalised equities (cube.match.decision_rule, as the one-position decision)
             nd_eq, dt_eq, dp_eq = (mwc_to_equity(v, self.met, cube) for v in (nd, dt, dp))
-            rule = decision_rule(nd_eq, dt_eq, dp_eq, p[:, 1] > 0.0)
+            rule = decision_rule(nd_eq, dt_eq, dp_eq, gammons)
             double[idx] = rule.action == CubeAction.DOUBLE
             take[idx] = rule.response == CubeResponse.TAKE
             too_good[idx] = rule.action == CubeAction.TOO_GOOD

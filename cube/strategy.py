@@ -280,6 +280,7 @@ class CubeStrategy(ABC):
         local_alpha: ArrayLike | None,
         lookahead: ArrayLike | None,
         jacoby: bool,
+        beavers: bool = False,
     ) -> dict[str, FloatArray]:
         """:meth:`_equities`, except that a local strategy given a lookahead which shows the game decided within
         it takes the exact two-roll equities there (:mod:`cube.two_roll`): no jump model knows a game that ends."""
@@ -288,7 +289,8 @@ class CubeStrategy(ABC):
             return eq
         rows = np.flatnonzero(decided(lookahead))
         if len(rows):
-            exact = two_roll_money_equities(np.asarray(lookahead)[rows], W[rows], L[rows], jacoby=jacoby)
+            picked = np.asarray(lookahead)[rows]
+            exact = two_roll_money_equities(picked, W[rows], L[rows], jacoby=jacoby, beavers=beavers)
             for key, values in exact.items():
                 eq[key] = eq[key].copy()
                 eq[key][rows] = values
@@ -314,7 +316,7 @@ class CubeStrategy(ABC):
         P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
         n = P.shape[0]
         states = _cube_states(cube_state, n)
-        eq = self._local_equities(P, W, L, local_alpha, lookahead, jacoby)
+        eq = self._local_equities(P, W, L, local_alpha, lookahead, jacoby, beavers)
         centered = eq[CubeState.CENTERED]
         if jacoby:
             centered = np.minimum(centered, 1.0)

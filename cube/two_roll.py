@@ -35,21 +35,32 @@ from cube.gamestate import outcome_equity
 from cube.match import MatchCube, _result_probabilities, game_result_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeState
-from cube.volatility import two_roll_weights
+from cube.volatility import ROLLS
 
-__all__ = ["DECIDED_TOLERANCE", "decided", "two_roll_money_equities", "two_roll_mwcs", "win_chances"]
+__all__ = [
+    "DECIDED_TOLERANCE",
+    "decided",
+    "two_roll_money_equities",
+    "two_roll_mwcs",
+    "win_chances",
+    "wins_gammons",
+]
 
 #: A win chance this close to 0 or 1 counts as a decided game (databases and finished games give 0 and 1 exactly).
 DECIDED_TOLERANCE = 1e-9
 
 
-def _single_weights() -> FloatArray:
-    """The 21 rolls' probabilities (1/36 doubles, 1/18 others) in :data:`cube.volatility.ROLLS` order."""
-    w = two_roll_weights()
-    return np.asarray(w.sum(axis=1), dtype=np.float64)
+#: How many of the 36 dice throws each of the 21 rolls is (1 a double, 2 the others), in :data:`ROLLS` order.
+_THROWS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS])
 
 
-_W = _single_weights()
+def _mean_over_rolls(value: FloatArray) -> FloatArray:
+    """The mean over the 21 rolls of the last axis, weighted by their throws: (..., 21) to (...).
+
+    Whole throw counts summed in a fixed order and divided once by 36, so that sure results stay exact (a sure
+    single win is 1.0, not 1 + 2e-16) and a position's figure does not depend on the batch it came in.
+    """
+    return np.asarray((np.asarray(value, dtype=np.float64) * _THROWS).sum(axis=-1) / 36.0, dtype=np.float64)
 
 
 def _cells(lookahead: ArrayLike) -> FloatArray:
@@ -84,6 +95,14 @@ def decided(lookahead: ArrayLike, tolerance: float = DECIDED_TOLERANCE) -> NDArr
     return np.asarray(sure.all(axis=(-2, -1)), dtype=bool)
 
 
+def wins_gammons(lookahead: ArrayLike) -> NDArray[np.bool_]:
+    """True for each position whose (..., 441, 5) two-roll outcomes give the side on roll a gammon anywhere."""
+    cells = _cells(lookahead)
+    if cells.shape[-3:] != (21, 21, 5):
+        raise CubeInputError(f"gammons need the lookahead's five probabilities a cell, got shape {cells.shape}")
+    return np.asarray((cells[..., 1] > 0.0).any(axis=(-2, -1)), dtype=bool)
+
+
 def _cell_values(cells: FloatArray, W: FloatArray, L: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Each cell's cubeless money value with gammons and without (side on roll, per unit cube)."""
     if cells.shape[-3:] == (21, 21, 5):
@@ -93,35 +112,34 @@ def _cell_values(cells: FloatArray, W: FloatArray, L: FloatArray) -> tuple[Float
     return p * w - (1.0 - p) * loss, 2.0 * p - 1.0
 
 
-def _after_reply(value: FloatArray) -> FloatArray:
-    """The mean over the opponent's 21 replies: (..., 21, 21) cell values to (..., 21) values after each roll."""
-    return np.asarray(value @ _W, dtype=np.float64)
-
-
 def _opponent_may_double(no_double: FloatArray, doubled: FloatArray, pass_value: float) -> FloatArray:
     """The side on roll's value after its roll where the opponent may double: he picks the lower of no double and
-    the double it answers best (take at twice the cube, or pass)."""
+    the double it answers best (``doubled``: its best of take and beaver; or pass)."""
     return np.minimum(no_double, np.maximum(doubled, pass_value))
 
 
 def two_roll_money_equities(
-    lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False
+    lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False, beavers: bool = False
 ) -> dict[str, FloatArray]:
     """Exact money equities of positions decided within the lookahead (module notes), side on roll, per unit cube.
 
     Keys as :meth:`cube.strategy.CubeStrategy.equities`: the three :class:`CubeState` members and
     ``owned_doubled``, ``unavailable_doubled`` (after a double, in units of the doubled cube).
-    ``W`` and ``L`` (the root's) value the cells where ``lookahead`` holds win chances only.
+    ``W`` and ``L`` (the root's) value the cells where ``lookahead`` holds win chances only: that
+    approximates each result's gammons, where the five probabilities a cell give them.
+    ``beavers``: the side on roll may beaver the opponent's double between the rolls (it matters only
+    under the Jacoby rule, where the opponent's no double leaves gammons out).
     """
     cells = _cells(lookahead)
     full, single = _cell_values(cells, np.asarray(W), np.asarray(L))
-    after = _after_reply(full)  # (..., 21): gammons count
-    after_single = _after_reply(single)
-    redoubled = 2.0 * after  # the opponent doubled and the side on roll took: it owns twice the cube
+    after = _mean_over_rolls(full)  # (..., 21) after each roll of the side on roll: gammons count
+    after_single = _mean_over_rolls(single)
+    # the opponent doubled and the side on roll took (owning twice the cube) or beavered (four times, its cube)
+    redoubled = np.maximum(2.0 * after, 4.0 * after) if beavers else 2.0 * after
     centred_base = after_single if jacoby else after
-    owned = after @ _W
-    unavailable = _opponent_may_double(after, redoubled, -1.0) @ _W
-    centred = _opponent_may_double(centred_base, redoubled, -1.0) @ _W
+    owned = _mean_over_rolls(after)
+    unavailable = _mean_over_rolls(_opponent_may_double(after, redoubled, -1.0))
+    centred = _mean_over_rolls(_opponent_may_double(centred_base, redoubled, -1.0))
     return {
         CubeState.CENTERED: np.asarray(centred),
         CubeState.OWNED: np.asarray(owned),
@@ -136,7 +154,7 @@ def _cubeless_mwcs(cells: FloatArray, met: MatchEquityTable, cube: MatchCube, va
     s = cube.score
     results = [game_result_mwc(met, s, won=k * value) for k in (1, 2, 3)]
     results += [game_result_mwc(met, s, lost=k * value) for k in (1, 2, 3)]
-    return np.asarray(_result_probabilities(cells) @ np.array(results), dtype=np.float64)
+    return np.asarray((_result_probabilities(cells) * np.array(results)).sum(axis=-1), dtype=np.float64)
 
 
 def _node_values(
@@ -145,12 +163,12 @@ def _node_values(
     """The side on roll's MWC after each of its rolls with the cube at ``value`` (held by the opponent or centred
     when ``opponent_holds`` or the cube is centred), the opponent's double between the two rolls included."""
     s = cube.score
-    no_double = _after_reply(_cubeless_mwcs(cells, met, cube, value))
+    no_double = _mean_over_rolls(_cubeless_mwcs(cells, met, cube, value))
     centred = value == 1 and not opponent_holds and cube.state is CubeState.CENTERED
     access = (opponent_holds or centred) and not s.crawford and s.opp_away > value
     if not access:
         return no_double
-    doubled = _after_reply(_cubeless_mwcs(cells, met, cube, 2 * value))
+    doubled = _mean_over_rolls(_cubeless_mwcs(cells, met, cube, 2 * value))
     return _opponent_may_double(no_double, doubled, game_result_mwc(met, s, lost=value))
 
 
@@ -164,8 +182,8 @@ def two_roll_mwcs(lookahead: ArrayLike, met: MatchEquityTable, cube: MatchCube) 
     if cells.shape[-3:] != (21, 21, 5):
         raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got shape {cells.shape}")
     held = cube.state is CubeState.UNAVAILABLE
-    no_double = _node_values(cells, met, cube, cube.value, held) @ _W
+    no_double = _mean_over_rolls(_node_values(cells, met, cube, cube.value, held))
     if not cube.can_double:
         return np.asarray(no_double), None
-    double_take = _node_values(cells, met, cube, 2 * cube.value, True) @ _W
+    double_take = _mean_over_rolls(_node_values(cells, met, cube, 2 * cube.value, True))
     return np.asarray(no_double), np.asarray(double_take)

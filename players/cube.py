@@ -59,7 +59,7 @@ from cube.errors import CubeInputError
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
-from cube.two_roll import decided
+from cube.two_roll import DECIDED_TOLERANCE, decided
 from cube.volatility import (  # jump-local's and jump-net's unless the spec gives one
     DEFAULT_REMOTE_ALPHA,
     VolatilityMeasure,
@@ -80,6 +80,8 @@ from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, Match
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
+# Boards whose lookahead showed the game decided, kept with it (float32, 8.8 kB each: at most about 36 MB).
+DECIDED_CACHE_SIZE = 4_096
 # No row decided within two rolls: the rows and their (0, 441, 5) outcomes.
 _NONE_DECIDED = (np.zeros(0, np.intp), np.zeros((0, 441, 5)))
 #: The money cube specs, as an error message or help text lists them.
@@ -322,7 +324,7 @@ class CubeDecider:
         """jump-local: a lookahead only where the gate volatilities disagree on the decision, or where the game may
         end within two rolls (there a lookahead that shows it decided gives the exact decision, which no gate
         volatility need agree with)."""
-        exact_rows, exact_outcomes = self._decided(boards) if self.exact_when_decided else _NONE_DECIDED
+        exact_rows, exact_outcomes = self._decided(boards, probs) if self.exact_when_decided else _NONE_DECIDED
         ladder = [strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS]
         first = ladder[0]
         settled = np.ones(len(boards), bool)
@@ -343,24 +345,30 @@ class CubeDecider:
         exact = strategy.decide(probs[r], states[r], jacoby=jacoby, beavers=beavers, lookahead=exact_outcomes)
         return out.with_rows(r, exact)
 
-    def _decided(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _decided(self, boards: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows whose game the two-roll lookahead shows decided, and their (k, 441, 5) outcomes.
 
-        Only boards where the game may end within two rolls get a lookahead (:func:`may_end_within_two_rolls`),
-        one per distinct board not in the cache; none without a lookahead.
+        Only the boards :func:`may_end_within_two_rolls` picks get a lookahead, one per distinct board not in the
+        caches (its volatility is kept too, for the gate); none without a lookahead.
         """
         if self.lookahead is None:
             return _NONE_DECIDED
-        candidates = np.flatnonzero(may_end_within_two_rolls(boards))
+        candidates = np.flatnonzero(may_end_within_two_rolls(boards, probs))
         if not len(candidates):
             return _NONE_DECIDED
         keys = [boards[k].astype(np.int8).tobytes() for k in candidates]
         missing = {key: k for key, k in zip(keys, candidates, strict=True) if key not in self._decided_cache}
         if missing:
-            found = self.lookahead(boards[list(missing.values())])
+            found = np.asarray(self.lookahead(boards[list(missing.values())]), dtype=np.float64)
             self.lookaheads_run += len(missing)
+            if self.volatility_source is None:  # the gate may want these boards' volatility: it is here already
+                strategy = self.strategy
+                assert isinstance(strategy, CubeStrategy)
+                measured = local_volatility(found[:, :, 0], measure=strategy.local_measure)
+                for key, value in zip(missing, measured, strict=True):
+                    self._volatility[key] = float(value)
             for key, outcomes, sure in zip(missing, found, decided(found), strict=True):
-                self._decided_cache[key] = np.array(outcomes, dtype=np.float64) if sure else None
+                self._decided_cache[key] = outcomes.astype(np.float32) if sure else None
         rows: list[int] = []
         outcomes_of: list[np.ndarray] = []
         for key, k in zip(keys, candidates, strict=True):
@@ -369,11 +377,11 @@ class CubeDecider:
             if entry is not None:
                 rows.append(int(k))
                 outcomes_of.append(entry)
-        while len(self._decided_cache) > self._cache_size:
+        while len(self._decided_cache) > min(self._cache_size, DECIDED_CACHE_SIZE):
             self._decided_cache.popitem(last=False)
         if not rows:
             return _NONE_DECIDED
-        return np.array(rows, dtype=np.intp), np.stack(outcomes_of)
+        return np.array(rows, dtype=np.intp), np.stack(outcomes_of).astype(np.float64)
 
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
         """Local volatility of each board's side on roll: one lookahead per distinct board not in the cache.
@@ -449,18 +457,26 @@ def make_decider(
     return None
 
 
-def may_end_within_two_rolls(boards: np.ndarray) -> np.ndarray:
-    """Boolean (n,): boards whose two-roll lookahead can show the game decided (a superset, cheap to test).
+def may_end_within_two_rolls(boards: np.ndarray, probs: np.ndarray | None = None) -> np.ndarray:
+    """Boolean (n,): the boards whose two-roll lookahead is worth running to see whether the game is decided.
 
-    No contact, and either both sides have every checker home (where the bear-off databases give
-    certain results short of the end) or a side has at most four checkers left (one roll can end the game).
+    No contact, and a side with at most four checkers left (one roll can end the game), or both sides in
+    the two-sided bear-off database (whose certain results come short of the end), or the side on roll's
+    win chance in ``probs`` already 0 or 1. Other races can be decided too, with every line ending in a
+    database's certainty, and contact positions where the side on roll bears off whatever it rolls; those
+    found (5 checkers on the ace against 15 mostly home; a last roll against a checker on the bar) are sure
+    wins, where the jump model's "too good" is the exact action.
     """
     arr = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     phase = phases(arr)
     own = np.where(arr > 0, arr, 0).sum(axis=1)
     opp = np.where(arr < 0, -arr, 0).sum(axis=1)
-    home = (phase == GamePhase.BEAROFF_ONE_SIDED) | (phase == GamePhase.BEAROFF_TWO_SIDED)
-    return np.asarray(home | ((phase == GamePhase.RACE) & (np.minimum(own, opp) <= 4)), dtype=bool)
+    no_contact = (phase != GamePhase.CONTACT) & (phase != GamePhase.OVER)
+    near_end = (np.minimum(own, opp) <= 4) | (phase == GamePhase.BEAROFF_TWO_SIDED)
+    if probs is not None:
+        win = np.asarray(probs, dtype=np.float64).reshape(-1, 5)[:, 0]
+        near_end |= (win <= DECIDED_TOLERANCE) | (win >= 1.0 - DECIDED_TOLERANCE)
+    return np.asarray(no_contact & near_end, dtype=bool)
 
 
 def cube_states_for(owner: np.ndarray, on_roll: np.ndarray) -> np.ndarray:

@@ -158,3 +158,36 @@ def test_every_decided_database_position_matches_its_exact_cubeful_equities() ->
         checked += int(sure.sum())
     assert checked > 20_000
     assert worst < 1e-12
+
+
+def test_jacoby_with_beavers_lets_the_side_on_roll_beaver_the_opponents_double() -> None:
+    """Under Jacoby the opponent's no double on a centred cube leaves gammons out, so he may double a position that
+    is the side on roll's with gammons counted: with beavers on it beavers (four times the value, its cube)."""
+    losing = [k for k, (a, b) in enumerate(ROLLS) if a + b <= 5]  # the opponent's replies that win, 90% gammons
+    cells = np.zeros((1, 21, 21, 5))
+    cells[..., 0] = 1.0
+    cells[:, :, losing, 0] = 0.0
+    cells[:, :, losing, 3] = 0.9
+    p_lose = float(ROLL_P[losing].sum())
+    single, full = 1 - 2 * p_lose, (1 - p_lose) - p_lose * 1.9
+    assert 2 * full < single and full > 0  # he would double; a take leaves 2 full, a beaver 4 full
+    plain = two_roll_money_equities(cells, jacoby=True)[CubeState.CENTERED][0]
+    beaver = two_roll_money_equities(cells, jacoby=True, beavers=True)[CubeState.CENTERED][0]
+    assert plain == pytest.approx(min(single, max(2 * full, -1.0)))
+    assert beaver == pytest.approx(min(single, max(4 * full, -1.0)))
+    assert beaver > plain
+
+
+def test_a_sure_win_is_exactly_one_whatever_the_batch() -> None:
+    """Whole throw counts keep sure results exact: a sure single win's no double is 1.0 alone and in any batch, so a
+    tie with double/pass does not turn into "too good" by rounding."""
+    sure = np.ones((441,))
+    mixed = last_roll(BIG).reshape(441)
+    for batch in ([sure], [sure, mixed], [mixed, sure, mixed, sure, mixed]):
+        eq = two_roll_money_equities(np.stack(batch))
+        for state in CubeState:
+            assert np.all(eq[state][[k for k, b in enumerate(batch) if b is sure]] == 1.0)
+    model = jump_local(0.1, JumpApproximation.NUMERICAL)
+    probs = np.array([[1.0, 0, 0, 0, 0]] * 3)
+    d = model.decide(probs, CubeState.OWNED, lookahead=np.stack([sure] * 3))
+    assert list(d.action) == ["double"] * 3  # double/pass ties with playing on at +1: ties go to doubling
