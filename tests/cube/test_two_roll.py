@@ -1,11 +1,15 @@
 """Exact cube decisions where the two-roll lookahead shows the game decided (cube.two_roll).
 
 Hand-computed trees (a last roll; a miss that leaves the opponent a last roll of his own), the
-Jacoby rule, a match score, and every decided position of the exact two-sided bear-off database
-against its cubeful money equities.
+Jacoby rule, a match score, every decided position of the exact two-sided bear-off database
+against its cubeful money equities, and GNU Backgammon's 2-ply cube evaluation of decided bear-offs
+in money games and at match scores (tests/fixtures/gnubg_two_roll.json).
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +21,7 @@ from cube.states import CubeState
 from cube.strategy import JumpApproximation
 from cube.two_roll import decided, two_roll_money_equities, two_roll_mwcs, win_chances
 from cube.volatility import ROLLS, local_volatility
+from engine import Position
 from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, load_two_sided
 
 ROLL_P = np.array([1.0 / 36.0 if a == b else 1.0 / 18.0 for a, b in ROLLS])
@@ -191,3 +196,38 @@ def test_a_sure_win_is_exactly_one_whatever_the_batch() -> None:
     probs = np.array([[1.0, 0, 0, 0, 0]] * 3)
     d = model.decide(probs, CubeState.OWNED, lookahead=np.stack([sure] * 3))
     assert list(d.action) == ["double"] * 3  # double/pass ties with playing on at +1: ties go to doubling
+
+
+GNUBG_TWO_ROLL = Path(__file__).resolve().parents[1] / "fixtures" / "gnubg_two_roll.json"
+
+
+def test_gnubg_at_two_plies_agrees_where_the_game_is_decided() -> None:
+    """GNU Backgammon 1.07's 2-ply cubeful evaluation (its cube decisions at each node, its bear-off database at the
+    leaves) against the tree on every fixture case whose lookahead (this project's exact database) is decided:
+    money no double and double/take, and MWCs at match scores (pre-Crawford, Crawford, post-Crawford, cubes of 1 to
+    4 held by either side). gnubg's database keeps about five digits, hence the tolerance."""
+    fixture = json.loads(GNUBG_TWO_ROLL.read_text())
+    cases = fixture["cases"]
+    boards = np.stack([Position.from_id(c["position_id"]).array for c in cases])
+    outcomes = load_two_sided(progress=False).two_roll_probabilities(boards)
+    sure = decided(outcomes)
+    met = published_met()
+    checked = {"money": 0, "match": 0}
+    for case, cells, is_decided in zip(cases, outcomes, sure, strict=True):
+        if not is_decided:
+            continue
+        state = CubeState(case["owner"])
+        if case["kind"] == "money":
+            eq = two_roll_money_equities(cells[None])
+            gnubg_nd, gnubg_dt = case["equities"][1:3]
+            assert eq[state][0] == pytest.approx(gnubg_nd, abs=2e-4), case["position_id"]
+            if state is not CubeState.UNAVAILABLE:
+                assert 2 * eq["unavailable_doubled"][0] == pytest.approx(gnubg_dt, abs=2e-4), case["position_id"]
+        else:
+            score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
+            nd, dt = two_roll_mwcs(cells, met, MatchCube(score, case["cube"], state))
+            assert float(nd) == pytest.approx(case["mwc"][1], abs=2e-4), case
+            if dt is not None:
+                assert float(dt) == pytest.approx(case["mwc"][2], abs=2e-4), case
+        checked[case["kind"]] += 1
+    assert checked["money"] >= 30 and checked["match"] >= 80
