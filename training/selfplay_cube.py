@@ -18,7 +18,9 @@ as :class:`players.cube.CubeDecider` does in tournaments (the same gate: the dec
 the ladder :data:`players.cube.GATE_ALPHAS`, and only the positions where the ladder disagrees get
 a local volatility), batched across the lockstep games: ``jump-local`` from the 441-roll
 lookahead of the training net as it is at the cube turn, ``jump-net`` from the volatility net on
-that net's 0-ply probabilities. The volatilities are remembered within one cube turn (a doubled
+that net's 0-ply probabilities (both look ahead where the game may end within two rolls, and take
+the exact decision where it is decided, :mod:`cube.two_roll`). The volatilities are remembered
+within one cube turn (a doubled
 position answered by the same strategy needs no second lookahead), never across turns: the net
 changes at every move, and a resumed run must decide as an uninterrupted one would.
 
@@ -174,8 +176,7 @@ class CubeTally:
             }
             if spec.strategy is not None and spec.strategy.needs_local_volatility:
                 entry["local_volatilities"] = self.local_volatilities[k]
-                if spec.volatility_net is None:
-                    entry["lookaheads_run"] = self.lookaheads_run[k]
+                entry["lookaheads_run"] = self.lookaheads_run[k]
             if ppg is not None:
                 entry["ppg"] = round(ppg if k == 0 else -ppg, 5)
                 entry["se"] = round(se, 5) if se is not None else None
@@ -257,10 +258,10 @@ class CubeGames:
             if spec.strategy.needs_local_volatility:
                 evaluator = self.evaluator
                 assert evaluator is not None  # checked when the games were made
+                # the lookahead also shows where the game is decided within two rolls (exact decisions there)
+                lookahead = partial(two_roll_outcomes_batch, evaluator)
                 if k in self.volatility_nets:
                     learned = partial(_learned_volatility, self.volatility_nets[k], evaluator)
-                else:
-                    lookahead = partial(two_roll_outcomes_batch, evaluator)
             out.append(CubeDecider(spec.strategy, self._evaluate, lookahead, local_volatility=learned))
         return out
 
