@@ -47,7 +47,7 @@ from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
 from cube.jump_numerical import DEFAULT_N, NumericalSolution, StepKernel, solve, step_kernel
 from cube.states import CubeAction, CubeResponse, CubeState
-from cube.two_roll import decided, two_roll_money_equities, win_chances
+from cube.two_roll import batch_of, decided, two_roll_money_equities, win_chances
 from cube.volatility import VolatilityMeasure, local_volatility
 
 __all__ = [
@@ -267,8 +267,6 @@ class CubeStrategy(ABC):
         P, W, L = win_loss_values(probs)
         single = np.ndim(P) == 0
         P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
-        if lookahead is not None and single:
-            lookahead = np.asarray(lookahead)[None, ...]
         eq = self._local_equities(P, W, L, local_alpha, lookahead, jacoby)
         return {k: (v[0] if single else v) for k, v in eq.items()}
 
@@ -284,12 +282,13 @@ class CubeStrategy(ABC):
     ) -> dict[str, FloatArray]:
         """:meth:`_equities`, except that a local strategy given a lookahead which shows the game decided within
         it takes the exact two-roll equities there (:mod:`cube.two_roll`): no jump model knows a game that ends."""
-        eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, lookahead), jacoby)
-        if lookahead is None or not self.needs_local_volatility:
+        look = None if lookahead is None else batch_of(lookahead, P.shape[0])
+        eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, look), jacoby)
+        if look is None or not self.needs_local_volatility:
             return eq
-        rows = np.flatnonzero(decided(lookahead))
+        rows = np.flatnonzero(decided(look))
         if len(rows):
-            picked = np.asarray(lookahead)[rows]
+            picked = look[rows]
             exact = two_roll_money_equities(picked, W[rows], L[rows], jacoby=jacoby, beavers=beavers)
             for key, values in exact.items():
                 eq[key] = eq[key].copy()

@@ -39,6 +39,7 @@ from cube.volatility import ROLLS
 
 __all__ = [
     "DECIDED_TOLERANCE",
+    "batch_of",
     "decided",
     "two_roll_money_equities",
     "two_roll_mwcs",
@@ -77,6 +78,16 @@ def _cells(lookahead: ArrayLike) -> FloatArray:
 
 def _win_chances(cells: FloatArray) -> FloatArray:
     return cells[..., 0] if cells.shape[-3:] == (21, 21, 5) else cells
+
+
+def batch_of(lookahead: ArrayLike, n: int) -> FloatArray:
+    """The lookahead of ``n`` positions as (n, 441) win chances or (n, 441, 5) outcomes (one position's may come
+    without its batch axis); CubeInputError naming the shape where it holds neither."""
+    arr = np.asarray(lookahead, dtype=np.float64)
+    per = arr.size // max(n, 1)
+    if n < 1 or arr.size != n * per or per not in (441, 441 * 5):
+        raise CubeInputError(f"lookahead of shape {arr.shape} is not 441 win chances or (441, 5) outcomes for {n}")
+    return arr.reshape(n, 441) if per == 441 else arr.reshape(n, 441, 5)
 
 
 def win_chances(lookahead: ArrayLike) -> FloatArray:

@@ -231,3 +231,13 @@ def test_gnubg_at_two_plies_agrees_where_the_game_is_decided() -> None:
                 assert float(dt) == pytest.approx(case["mwc"][2], abs=2e-4), case
         checked[case["kind"]] += 1
     assert checked["money"] >= 30 and checked["match"] >= 80
+
+
+def test_a_strategy_takes_one_positions_lookahead_without_its_batch_axis_and_refuses_a_wrong_size() -> None:
+    model = jump_local(0.1, JumpApproximation.NUMERICAL)
+    probs = np.array([BIG_P, 0, 0, 0, 0])
+    outcomes = np.zeros((441, 5))
+    outcomes[:, 0] = last_roll(BIG).reshape(441)
+    assert model.decide(probs, CubeState.CENTERED, lookahead=outcomes).no_double[0] == pytest.approx(2 * BIG_P - 1)
+    with pytest.raises(CubeInputError, match="not 441 win chances"):
+        model.decide(np.stack([probs, probs]), CubeState.CENTERED, lookahead=outcomes)
