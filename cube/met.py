@@ -103,6 +103,8 @@ GNUBG_FREE_DROPS: Mapping[int, float] = {2: 0.015, 4: 0.004}
 NOTE_FREE_DROPS: Mapping[int, float] = {2: 0.014, 4: 0.0079, 6: 0.0032, 8: 0.0015, 10: 0.0006, 12: 0.0003}
 #: Tables must agree with ``pre[i, j] + pre[j, i] = 1`` to this (published tables print 5-6 digits).
 _SYMMETRY_TOLERANCE = 1e-6
+# A gnubg file's pair may miss 1 by this much, a rounding of the published figures, and be made to add up.
+_ROUNDING_TOLERANCE = 0.005
 
 
 def _frozen(arr: FloatArray) -> FloatArray:
@@ -323,7 +325,9 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
     """Read a GNU Backgammon match equity XML file (``met.dtd``) with explicit tables.
 
     The table is named by the file's ``<name>``; ``source`` records the description and the file.
-    A post-Crawford table given separately for the two players must be the same for both.
+    A post-Crawford table given separately for the two players must be the same for both. Pairs of
+    pre-Crawford entries that miss adding up to 1 by at most 0.005 (rounded published figures) are
+    made to add up, each moved by half the miss, and ``source`` says so.
     """
     label = str(path)
     try:
@@ -343,6 +347,14 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
     if not rows or any(len(r) != len(rows) for r in rows):
         raise CubeInputError(f"{label}: pre-Crawford table is not square")
     source = f"{description} (GNU Backgammon match equity file {Path(label).name})"
+    pre_table = np.array(rows, dtype=np.float64)
+    off = np.abs(pre_table + pre_table.T - 1.0) if np.isfinite(pre_table).all() else np.zeros(1)
+    if _SYMMETRY_TOLERANCE < off.max() <= _ROUNDING_TOLERANCE:
+        # A published table rounded to three digits can miss 1 by a digit or two in a pair (Ortega and Kleinman's,
+        # 0.002); gnubg reads each side's own entry. Splitting the difference keeps the two sides' chances adding
+        # up to 1, as this program needs, and moves no entry by more than half of it.
+        pre_table = (pre_table + (1.0 - pre_table.T)) / 2.0
+        source += f"; its pairs made to add up to 1 (each by half its miss, at most {off.max():.3g})"
     post = list(post_rows[0])
     if len(post) == len(rows) - 1:
         # gnubg reads only n - 1 post-Crawford entries of an n-point table (the first post-Crawford score is
@@ -350,7 +362,7 @@ def load_gnubg_xml(path: str | Path) -> MatchEquityTable:
         # give 24 for 25 points. A stand-in fills the place extended_met recomputes.
         post.append(post[-1])
     try:
-        return extended_met(MatchEquityTable(name, source, np.array(rows), np.array(post)))
+        return extended_met(MatchEquityTable(name, source, pre_table, np.array(post)))
     except CubeInputError as exc:  # the table's own complaint, named by the file the user gave
         raise CubeInputError(f"{label}: {exc}") from None
 

@@ -308,3 +308,27 @@ def test_a_bad_xml_table_is_named_by_its_file_and_its_entry(tmp_path: Path) -> N
     with pytest.raises(CubeInputError) as caught:
         load_gnubg_xml(path)
     assert str(caught.value).startswith(f"{path}: ") and "got nan at 2-away against 3-away" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("entry", "loads"),
+    [("0.602", True), ("0.604", True), ("0.606", False), ("0.7", False)],  # 2-away against 3-away; 0.4 the other way
+)
+def test_a_rounded_pair_is_made_to_add_up_and_a_wrong_one_refused(tmp_path: Path, entry: str, loads: bool) -> None:
+    """Published tables rounded to three digits can miss 1 in a pair by a digit or two (gnubg's ortega.xml by 0.002):
+    up to 0.005 the pair is split evenly and ``source`` says so; more is refused, naming the pair."""
+    path = tmp_path / "rounded.xml"
+    path.write_text(_xml_table([0.5, 0.49]).replace("<me>0.6</me>", f"<me>{entry}</me>"))
+    if not loads:
+        with pytest.raises(CubeInputError, match="2-away against 3-away .* not 1"):
+            load_gnubg_xml(path)
+        return
+    met = load_gnubg_xml(path)
+    miss = float(entry) + 0.4 - 1.0
+    assert met.mwc(2, 3) == pytest.approx(float(entry) - miss / 2) and met.mwc(3, 2) == pytest.approx(0.4 - miss / 2)
+    assert met.mwc(2, 3) + met.mwc(3, 2) == pytest.approx(1.0, abs=1e-12)
+    assert "made to add up to 1" in met.source
+    met_dir = gnubg_met_dir()
+    if met_dir is not None:  # gnubg's own Ortega and Kleinman table, when installed
+        ortega = load_gnubg_xml(met_dir / "ortega.xml")
+        assert ortega.mwc(7, 8) + ortega.mwc(8, 7) == pytest.approx(1.0)
