@@ -112,7 +112,7 @@ class Parser(argparse.ArgumentParser):
         if problem == "expected one argument" and option.startswith("argument -"):
             # argparse reads a value that starts with '-' (and is not a plain number) as the next option
             name = option.removeprefix("argument ").split("/")[0]
-            message += f" (a value that starts with '-' goes after '=': {name}=VALUE)"
+            message += f" (if the value starts with '-', write {name}=VALUE)"
         raise UsageError(f"{self.prog}: error: {message}")
 
 

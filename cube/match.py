@@ -202,13 +202,20 @@ def game_result_mwc(met: MatchEquityTable, score: MatchScore, won: int = 0, lost
 
 def outcome_mwcs(met: MatchEquityTable, cube: MatchCube) -> FloatArray:
     """MWC after each result at the cube: win 1, 2, 3 cubes, lose 1, 2, 3 cubes (side on roll)."""
-    v, s = cube.value, cube.score
-    wins = [game_result_mwc(met, s, won=k * v) for k in (1, 2, 3)]
-    losses = [game_result_mwc(met, s, lost=k * v) for k in (1, 2, 3)]
+    return outcome_mwcs_at(met, cube.score, cube.value)
+
+
+def outcome_mwcs_at(met: MatchEquityTable, score: MatchScore, value: int) -> FloatArray:
+    """MWC after each result with the cube at ``value``: win 1, 2, 3 cubes, lose 1, 2, 3 cubes (side on roll).
+
+    Any value, also one above what a :class:`MatchCube` at this score may hold (a redouble's, in a search).
+    """
+    wins = [game_result_mwc(met, score, won=k * value) for k in (1, 2, 3)]
+    losses = [game_result_mwc(met, score, lost=k * value) for k in (1, 2, 3)]
     return np.array(wins + losses)
 
 
-def _result_probabilities(arr: FloatArray) -> FloatArray:
+def result_probabilities(arr: FloatArray) -> FloatArray:
     """The six exclusive results (win 1, 2, 3; lose 1, 2, 3) from the five cumulative probabilities."""
     win, wg, wbg, lg, lbg = (arr[..., k] for k in range(5))
     return np.stack([win - wg, wg - wbg, wbg, (1.0 - win) - lg, lg - lbg, lbg], axis=-1)
@@ -217,7 +224,7 @@ def _result_probabilities(arr: FloatArray) -> FloatArray:
 def cubeless_mwc(probs: ArrayLike, met: MatchEquityTable, cube: MatchCube) -> FloatArray:
     """The side on roll's cubeless MWC: each result's probability times the MWC it leaves (seed 001)."""
     arr = _check_probabilities(probs)
-    return np.asarray(_result_probabilities(arr) @ outcome_mwcs(met, cube))
+    return np.asarray(result_probabilities(arr) @ outcome_mwcs(met, cube))
 
 
 def _win_lose_one(met: MatchEquityTable, cube: MatchCube) -> tuple[float, float]:

@@ -31,7 +31,7 @@ from cube.match import MatchCube, cubeful_mwc, decision_rule, game_result_mwc, m
 from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
-from cube.two_roll import decided, two_roll_mwcs, wins_gammons
+from cube.two_roll import batch_of, decided, two_roll_mwcs, wins_gammons
 
 __all__ = [
     "LINEAR_ALPHA",
@@ -131,7 +131,9 @@ class _MwcModel:
         n = arr.shape[0]
         vol = self._volatility(volatility, n)
         exact = np.zeros(n, dtype=bool)
-        outcomes = None if lookahead is None else np.asarray(lookahead, dtype=np.float64)
+        outcomes = None if lookahead is None else batch_of(lookahead, n)
+        if outcomes is not None and outcomes.ndim != 3:
+            raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got {outcomes.shape}")
         if outcomes is not None and self.needs_volatility:
             exact = decided(outcomes)
         double, take, too_good = (np.zeros(n, dtype=bool) for _ in range(3))

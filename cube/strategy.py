@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, TypeAlias
 
@@ -195,14 +195,15 @@ class CubeDecisions:
         if len(other) != len(idx) or other.beavers != self.beavers:
             raise CubeInputError(f"{len(other)} decisions (beavers {other.beavers}) for {len(idx)} rows")
         merged: dict[str, Any] = {}
-        for name in ("cube_state", "action", "response", "no_double", "double_take", "double_pass", "double_beaver"):
-            mine, theirs = getattr(self, name), getattr(other, name)
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if not isinstance(mine, np.ndarray):  # the rules (beavers), the same for both
+                merged[f.name] = mine
+                continue
             out = mine.astype(np.result_type(mine, theirs)) if mine.dtype.kind == "U" else mine.copy()
             out[idx] = theirs
-            merged[name] = out
-        equity = self.equity.copy()
-        equity[idx] = other.equity
-        return CubeDecisions(**merged, equity=equity, beavers=self.beavers)
+            merged[f.name] = out
+        return CubeDecisions(**merged)
 
 
 def _cube_states(cube_state: CubeStates, n: int) -> NDArray[np.str_]:
@@ -674,8 +675,9 @@ def jump_local(
 ) -> JumpStrategy:
     """Return the jump model with a remote volatility and a per-position local volatility.
 
-    Pass ``local_alpha=`` (or ``lookahead=``, the 441 two-roll win chances, read as ``local_measure``)
-    to its methods.
+    Pass ``local_alpha=`` (or ``lookahead=``: the 441 two-roll win chances or (441, 5) outcomes, read as
+    ``local_measure``) to its methods; where a lookahead shows the game decided, it takes the exact figures
+    of :mod:`cube.two_roll` instead of the model's.
     """
     return JumpStrategy(
         remote_alpha,

@@ -32,8 +32,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from cube.errors import CubeInputError, FloatArray
 from cube.gamestate import outcome_equity
-from cube.match import MatchCube, _result_probabilities, game_result_mwc
+from cube.match import MatchCube, game_result_mwc, outcome_mwcs_at, result_probabilities
 from cube.met import MatchEquityTable
+from cube.points import opponent_double_equity
 from cube.states import CubeState
 from cube.volatility import ROLLS
 
@@ -82,12 +83,19 @@ def _win_chances(cells: FloatArray) -> FloatArray:
 
 def batch_of(lookahead: ArrayLike, n: int) -> FloatArray:
     """The lookahead of ``n`` positions as (n, 441) win chances or (n, 441, 5) outcomes (one position's may come
-    without its batch axis); CubeInputError naming the shape where it holds neither."""
+    without its batch axis); CubeInputError naming the shape where it is neither."""
     arr = np.asarray(lookahead, dtype=np.float64)
-    per = arr.size // max(n, 1)
-    if n < 1 or arr.size != n * per or per not in (441, 441 * 5):
+    lead: tuple[int, ...]
+    tail: tuple[int, ...]
+    if arr.shape[-2:] == (441, 5):
+        lead, tail = arr.shape[:-2], (441, 5)
+    elif arr.shape[-1:] == (441,):
+        lead, tail = arr.shape[:-1], (441,)
+    else:
+        lead, tail = (-1,), ()
+    if not tail or int(np.prod(lead)) != n or len(lead) > 1:
         raise CubeInputError(f"lookahead of shape {arr.shape} is not 441 win chances or (441, 5) outcomes for {n}")
-    return arr.reshape(n, 441) if per == 441 else arr.reshape(n, 441, 5)
+    return arr.reshape(n, *tail)
 
 
 def win_chances(lookahead: ArrayLike) -> FloatArray:
@@ -129,6 +137,14 @@ def _opponent_may_double(no_double: FloatArray, doubled: FloatArray, pass_value:
     return np.minimum(no_double, np.maximum(doubled, pass_value))
 
 
+def _check_decided(cells: FloatArray) -> None:
+    """CubeInputError naming the first position whose lookahead is not decided (the figures hold only there)."""
+    sure = decided(cells)
+    if not np.all(sure):
+        first = int(np.flatnonzero(~np.atleast_1d(sure))[0])
+        raise CubeInputError(f"lookahead {first} is not decided (a win chance short of 0 or 1): no exact figures")
+
+
 def two_roll_money_equities(
     lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False, beavers: bool = False
 ) -> dict[str, FloatArray]:
@@ -136,17 +152,18 @@ def two_roll_money_equities(
 
     Keys as :meth:`cube.strategy.CubeStrategy.equities`: the three :class:`CubeState` members and
     ``owned_doubled``, ``unavailable_doubled`` (after a double, in units of the doubled cube).
-    ``W`` and ``L`` (the root's) value the cells where ``lookahead`` holds win chances only: that
-    approximates each result's gammons, where the five probabilities a cell give them.
-    ``beavers``: the side on roll may beaver the opponent's double between the rolls (it matters only
-    under the Jacoby rule, where the opponent's no double leaves gammons out).
+    With win chances only, each result is valued with the root's ``W`` and ``L``, which approximates its
+    gammons; (..., 441, 5) outcomes value them exactly. ``beavers``: the side on roll may beaver the
+    opponent's double between the rolls (it matters only under the Jacoby rule, where the opponent's no
+    double leaves gammons out). CubeInputError where a lookahead is not decided.
     """
     cells = _cells(lookahead)
+    _check_decided(cells)
     full, single = _cell_values(cells, np.asarray(W), np.asarray(L))
     after = _mean_over_rolls(full)  # (..., 21) after each roll of the side on roll: gammons count
     after_single = _mean_over_rolls(single)
     # the opponent doubled and the side on roll took (owning twice the cube) or beavered (four times, its cube)
-    redoubled = np.maximum(2.0 * after, 4.0 * after) if beavers else 2.0 * after
+    redoubled = opponent_double_equity(after, beavers)
     centred_base = after_single if jacoby else after
     owned = _mean_over_rolls(after)
     unavailable = _mean_over_rolls(_opponent_may_double(after, redoubled, -1.0))
@@ -161,11 +178,12 @@ def two_roll_money_equities(
 
 
 def _cubeless_mwcs(cells: FloatArray, met: MatchEquityTable, cube: MatchCube, value: int) -> FloatArray:
-    """Each cell's cubeless MWC at a cube of ``value`` (side on roll), from its five probabilities."""
-    s = cube.score
-    results = [game_result_mwc(met, s, won=k * value) for k in (1, 2, 3)]
-    results += [game_result_mwc(met, s, lost=k * value) for k in (1, 2, 3)]
-    return np.asarray((_result_probabilities(cells) * np.array(results)).sum(axis=-1), dtype=np.float64)
+    """Each cell's cubeless MWC at a cube of ``value`` (side on roll), from its five probabilities.
+
+    Summed elementwise, not by a matrix product, so that a cell's figure does not depend on its batch.
+    """
+    results = outcome_mwcs_at(met, cube.score, value)
+    return np.asarray((result_probabilities(cells) * results).sum(axis=-1), dtype=np.float64)
 
 
 def _node_values(
@@ -176,6 +194,7 @@ def _node_values(
     s = cube.score
     no_double = _mean_over_rolls(_cubeless_mwcs(cells, met, cube, value))
     centred = value == 1 and not opponent_holds and cube.state is CubeState.CENTERED
+    # MatchCube.can_double from the opponent's side, for a value (a redouble's) a MatchCube may refuse to hold
     access = (opponent_holds or centred) and not s.crawford and s.opp_away > value
     if not access:
         return no_double
@@ -188,10 +207,12 @@ def two_roll_mwcs(lookahead: ArrayLike, met: MatchEquityTable, cube: MatchCube) 
     within the lookahead at a match score (module notes); side on roll.
 
     ``lookahead`` is (..., 441, 5) outcomes: at a match score each result's gammons count apart.
+    CubeInputError where a lookahead is not decided.
     """
     cells = _cells(lookahead)
     if cells.shape[-3:] != (21, 21, 5):
         raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got shape {cells.shape}")
+    _check_decided(cells)
     held = cube.state is CubeState.UNAVAILABLE
     no_double = _mean_over_rolls(_node_values(cells, met, cube, cube.value, held))
     if not cube.can_double:

@@ -33,10 +33,17 @@ from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 
 # A typical remote volatility for the jump model.
 REMOTE_ALPHA = DEFAULT_REMOTE_ALPHA
-#: Said beside the cube figures of a position whose dice are rolled.
 #: How the local jump model's label says it took exact figures: the lookahead shows the game decided (cube.two_roll).
 DECIDED_NOTE = "exact: decided within two rolls"
+#: Said beside the cube figures of a position whose dice are rolled.
 ROLLED_NOTE = "the dice are rolled: no cube action now (the figures are for before the roll)"
+
+
+def local_model_label(settings: str, exact: bool) -> str:
+    """The local jump model's row label: ``jump_local(SETTINGS)``, saying so where it took the exact figures."""
+    return f"jump_local({settings}; {DECIDED_NOTE})" if exact else f"jump_local({settings})"
+
+
 #: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
 MONEY_BEAVERS = False
 
@@ -212,11 +219,11 @@ def match_cube_models(
     decided. Keyed by model: gnubg's, ``jump``, ``jump_local``.
     """
     exact = outcomes is not None and bool(decided(outcomes))
-    local_label = f"jump_local(remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f})"
+    local_label = local_model_label(f"remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f}", exact)
     jumps = {
         "jump": (f"jump(alpha={LINEAR_ALPHA})", jump_cube_decision(probs, met, cube, LINEAR_ALPHA)),
         "jump_local": (
-            f"{local_label[:-1]}; {DECIDED_NOTE})" if exact else local_label,
+            local_label,
             jump_cube_decision(probs, met, cube, LINEAR_ALPHA, local_alpha, lookahead=outcomes),
         ),
     }
@@ -372,8 +379,7 @@ def analyse(
         match_models = match_cube_models(position.array, probs, met, cube_now, local_alpha, outcomes)
         report = CubeReport(state, match_models=match_models)
     else:
-        exact = f"; {DECIDED_NOTE}" if bool(decided(outcomes)) else ""
-        jump_label = f"jump_local(remote_alpha={REMOTE_ALPHA}, numerical{exact})"
+        jump_label = local_model_label(f"remote_alpha={REMOTE_ALPHA}, numerical", bool(decided(outcomes)))
         local = jump_local(REMOTE_ALPHA, JumpApproximation.NUMERICAL).decision(
             probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes
         )

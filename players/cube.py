@@ -246,7 +246,8 @@ class CubeDecider:
     two-roll decision, and ``lookaheads_run`` the money lookaheads actually run (distinct boards not in the cache).
     With a lookahead, a local strategy's decision where the game may end within two rolls is checked against it,
     and where it shows the game decided the decision is the exact one (:mod:`cube.two_roll`) unless
-    ``exact_when_decided`` is False (the jump model's own, as before that rule).
+    ``exact_when_decided`` is False (the jump model's own, as before that rule; money strategies only: a
+    match strategy that takes the lookahead is always exact there).
     """
 
     def __init__(
@@ -359,16 +360,13 @@ class CubeDecider:
         keys = [boards[k].astype(np.int8).tobytes() for k in candidates]
         missing = {key: k for key, k in zip(keys, candidates, strict=True) if key not in self._decided_cache}
         if missing:
-            found = np.asarray(self.lookahead(boards[list(missing.values())]), dtype=np.float64)
+            found = np.asarray(self.lookahead(boards[list(missing.values())]), dtype=np.float32)  # as cached
             self.lookaheads_run += len(missing)
             if self.volatility_source is None:  # the gate may want these boards' volatility: it is here already
-                strategy = self.strategy
-                assert isinstance(strategy, CubeStrategy)
-                measured = local_volatility(found[:, :, 0], measure=strategy.local_measure)
-                for key, value in zip(missing, measured, strict=True):
-                    self._volatility[key] = float(value)
+                self._remember_volatilities(list(missing), found)
+                self._trim_volatilities()
             for key, outcomes, sure in zip(missing, found, decided(found), strict=True):
-                self._decided_cache[key] = outcomes.astype(np.float32) if sure else None
+                self._decided_cache[key] = outcomes if sure else None
         rows: list[int] = []
         outcomes_of: list[np.ndarray] = []
         for key, k in zip(keys, candidates, strict=True):
@@ -398,19 +396,27 @@ class CubeDecider:
         if missing:
             assert self.lookahead is not None
             rows = list(missing.values())
-            strategy = self.strategy
-            assert isinstance(strategy, CubeStrategy)  # money strategies only: match ones use their own lookahead
-            found = local_volatility(self.lookahead(boards[rows])[:, :, 0], measure=strategy.local_measure)
+            self._remember_volatilities(list(missing), self.lookahead(boards[rows]))
             self.lookaheads_run += len(rows)
-            for key, value in zip(missing, found, strict=True):
-                self._volatility[key] = float(value)
         out = np.empty(len(keys))
         for k, key in enumerate(keys):
             out[k] = self._volatility[key]
             self._volatility.move_to_end(key)
+        self._trim_volatilities()
+        return out
+
+    def _remember_volatilities(self, keys: list[bytes], outcomes: np.ndarray) -> None:
+        """Keep the local volatility that the (k, 441, 5) lookahead ``outcomes`` of the boards ``keys`` measure."""
+        strategy = self.strategy
+        assert isinstance(strategy, CubeStrategy)  # money strategies only: match ones use their own lookahead
+        measured = local_volatility(np.asarray(outcomes)[:, :, 0], measure=strategy.local_measure)
+        for key, value in zip(keys, measured, strict=True):
+            self._volatility[key] = float(value)
+
+    def _trim_volatilities(self) -> None:
+        """Forget the least recently used volatilities beyond the cache's size."""
         while len(self._volatility) > self._cache_size:
             self._volatility.popitem(last=False)
-        return out
 
 
 class GnubgModelDecider:
@@ -465,7 +471,7 @@ def may_end_within_two_rolls(boards: np.ndarray, probs: np.ndarray | None = None
     win chance in ``probs`` already 0 or 1. Other races can be decided too, with every line ending in a
     database's certainty, and contact positions where the side on roll bears off whatever it rolls; those
     found (5 checkers on the ace against 15 mostly home; a last roll against a checker on the bar) are sure
-    wins, where the jump model's "too good" is the exact action.
+    wins, where the jump model's action ("too good") is worth what the exact one is.
     """
     arr = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     phase = phases(arr)

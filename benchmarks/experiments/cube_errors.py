@@ -271,6 +271,9 @@ def draw_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator
     player = model_player(spec, weights, evaluators)
     if isinstance(player, StrategyPlayer) and isinstance(player.decider, CubeDecider):
         player.decider.exact_when_decided = False
+    else:  # only the CubeDecider's local strategies have the rule to switch off
+        strategy = parse_cube_spec(spec).strategy
+        assert strategy is None or not strategy.needs_local_volatility, spec
     return player
 
 

@@ -109,6 +109,6 @@ def test_a_table_longer_than_its_source_says_which_scores_are_extended(capsys: p
 def test_a_value_that_looks_like_an_option_gets_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
     """argparse takes ``-0.1,0.01`` for an option; the one-line error says how to pass it, and that form is checked."""
     assert main(["met", "--keith", "-0.1,0.01"]) == 2
-    assert "--keith=VALUE" in capsys.readouterr().err
+    assert "if the value starts with '-', write --keith=VALUE" in capsys.readouterr().err
     assert main(["met", "--keith=-0.1,0.01"]) == 2
     assert "expected 0 <= B <= G < 1, got '-0.1,0.01'" in capsys.readouterr().err

@@ -330,5 +330,5 @@ def test_a_rounded_pair_is_made_to_add_up_and_a_wrong_one_refused(tmp_path: Path
     assert "made to add up to 1" in met.source
     met_dir = gnubg_met_dir()
     if met_dir is not None:  # gnubg's own Ortega and Kleinman table, when installed
-        ortega = load_gnubg_xml(met_dir / "ortega.xml")
-        assert ortega.mwc(7, 8) + ortega.mwc(8, 7) == pytest.approx(1.0)
+        ortega = load_gnubg_xml(met_dir / "ortega.xml")  # 0.562 and 0.436 in the file
+        assert ortega.mwc(7, 8) == pytest.approx(0.563) and ortega.mwc(8, 7) == pytest.approx(0.437)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cube import MatchCube, MatchScore, jump_local
+from cube import JumpMatchCube, MatchCube, MatchScore, jump_local
 from cube.errors import CubeInputError
 from cube.met import DEFAULT_MET, published_met
 from cube.states import CubeState
@@ -207,11 +207,13 @@ def test_gnubg_at_two_plies_agrees_where_the_game_is_decided() -> None:
     money no double and double/take, and MWCs at match scores (pre-Crawford, Crawford, post-Crawford, cubes of 1 to
     4 held by either side). gnubg's database keeps about five digits, hence the tolerance."""
     fixture = json.loads(GNUBG_TWO_ROLL.read_text())
+    met = published_met()
+    gnubg_met = np.array(fixture["met"]["pre_crawford"])  # the table gnubg used: the default one here too
+    assert np.allclose(gnubg_met, met.pre_crawford[: len(gnubg_met), : len(gnubg_met)], atol=1e-6)
     cases = fixture["cases"]
     boards = np.stack([Position.from_id(c["position_id"]).array for c in cases])
     outcomes = load_two_sided(progress=False).two_roll_probabilities(boards)
     sure = decided(outcomes)
-    met = published_met()
     checked = {"money": 0, "match": 0}
     for case, cells, is_decided in zip(cases, outcomes, sure, strict=True):
         if not is_decided:
@@ -241,3 +243,29 @@ def test_a_strategy_takes_one_positions_lookahead_without_its_batch_axis_and_ref
     assert model.decide(probs, CubeState.CENTERED, lookahead=outcomes).no_double[0] == pytest.approx(2 * BIG_P - 1)
     with pytest.raises(CubeInputError, match="not 441 win chances"):
         model.decide(np.stack([probs, probs]), CubeState.CENTERED, lookahead=outcomes)
+
+
+def test_the_exact_figures_refuse_a_lookahead_that_is_not_decided() -> None:
+    undecided = np.full((2, 441), 0.5)
+    undecided[0] = 1.0
+    with pytest.raises(CubeInputError, match="lookahead 1 is not decided"):
+        two_roll_money_equities(undecided)
+    cells = np.zeros((441, 5))
+    cells[:, 0] = 0.5
+    with pytest.raises(CubeInputError, match="not decided"):
+        two_roll_mwcs(cells, published_met(), MatchCube(MatchScore(2, 4)))
+
+
+def test_a_local_match_model_checks_its_lookahead_against_the_batch() -> None:
+    model = JumpMatchCube(published_met(), local=True)
+    probs = np.array([[BIG_P, 0, 0, 0, 0]] * 2)
+    cube = MatchCube(MatchScore(2, 4))
+    one = np.zeros((441, 5))
+    one[:, 0] = last_roll(BIG).reshape(441)
+    with pytest.raises(CubeInputError, match="not 441 win chances"):
+        model.decide(probs, cube, [0.1, 0.1], one)
+    with pytest.raises(CubeInputError, match="five probabilities"):
+        model.decide(probs, cube, [0.1, 0.1], np.zeros((2, 441)))
+    both = np.stack([one, one])
+    acts = model.decide(probs, cube, [0.1, 0.1], both)
+    assert acts.double.tolist() == [True, True] and acts.take.tolist() == [False, False]  # double, pass (exact)

@@ -2,12 +2,15 @@
 
     python tools/cube_errors/docs_table.py [--plot results/experiments/cube-errors/plot.png]
     python tools/cube_errors/docs_table.py --deeper
+    python tools/cube_errors/docs_table.py --decided
 
 Prints the summary figures ("The full run so far") and the markdown rows of the models' table that
 ``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards;
 ``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given. ``--deeper``
 prints instead the rows of the table of the models deciding from the net at 1 and 2 plies (reports
-with ``--model-plies``), with their by-cube figures.
+with ``--model-plies``), with their by-cube figures. ``--decided`` counts the decisions whose two-roll
+lookahead shows the game decided, and the decisions each model takes otherwise with the exact rule
+(:mod:`cube.two_roll`) than without it.
 """
 
 from __future__ import annotations
@@ -20,10 +23,16 @@ import numpy as np
 from benchmarks.experiments.cube_errors import (
     DEFAULT_MODELS,
     CubeErrorsConfig,
+    draw_player,
+    model_decisions,
+    model_player,
     plot_cube_errors,
     read_shards,
     run_cube_errors,
 )
+from cube.two_roll import decided
+from nets.evaluator import Evaluator, load_evaluator
+from nets.volatility import two_roll_outcomes_batch
 
 FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
 
@@ -37,9 +46,13 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--plot", type=Path, help="also draw the report to this PNG file")
     p.add_argument("--deeper", action="store_true", help="the table of the models at 1 and 2 plies")
+    p.add_argument("--decided", action="store_true", help="the decisions decided within two rolls")
     args = p.parse_args()
     if args.deeper:
         deeper_rows()
+        return 0
+    if args.decided:
+        decided_counts()
         return 0
     result = run_cube_errors(CubeErrorsConfig(out=FULL_RUN), DEFAULT_MODELS, play=False, progress=False)
     if args.plot is not None and not plot_cube_errors(result, args.plot):
@@ -84,6 +97,24 @@ def main() -> int:
             f"{o['mp_per_decision']:.1f} ({o['se']:.1f}) | {pairs[1]} |"
         )
     return 0
+
+
+def decided_counts() -> None:
+    """How many committed decisions are decided within two rolls, and where each model's decision changes with the
+    exact rule (its action or its answer to a double, asked as scoring and as the draw ask it)."""
+    data = read_shards(FULL_RUN)
+    assert data is not None
+    evaluator = load_evaluator()
+    sure = np.flatnonzero(decided(two_roll_outcomes_batch(evaluator, data.boards)))
+    print(f"{len(sure)} of the {len(data):,} decisions are decided within two rolls")
+    boards, owned = data.boards[sure], data.owned[sure]
+    for spec in DEFAULT_MODELS:
+        evaluators: dict[str, Evaluator] = {}
+        now = model_decisions(model_player(spec, None, evaluators), boards, owned)
+        before = model_decisions(draw_player(spec, None, evaluators), boards, owned)
+        changed = (now[0] != before[0]) | (now[1] != before[1])
+        which = f" (decisions {sure[changed].tolist()})" if changed.any() else ""
+        print(f"{spec}: {int(changed.sum())} changed{which}")
 
 
 def deeper_rows() -> None:
