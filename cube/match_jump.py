@@ -117,7 +117,7 @@ from cube.match import (
 )
 from cube.met import MatchEquityTable
 from cube.states import CubeState
-from cube.two_roll import decided, two_roll_mwcs, wins_gammons
+from cube.two_roll import SEARCH_CELLS, LeafMwcs, two_roll_mwcs, uncertain_cells, wins_gammons
 
 __all__ = [
     "MAX_MATCH_VOLATILITY",
@@ -296,6 +296,21 @@ def jump_mwc(
     return _jump_curve(arr, met, cube, a_r, a_l)
 
 
+def jump_leaf_mwcs(met: MatchEquityTable, alpha: float) -> LeafMwcs:
+    """The jump model's MWC at a leaf of the two-roll search (remote ``alpha`` only: the leaf's own volatility is
+    unknown): the side on roll's, its own cube action included, from (m, 5) probabilities at a leaf's cube."""
+
+    def leaf(probs: FloatArray, cube: MatchCube) -> FloatArray:
+        no_double = jump_mwc(probs, met, cube, alpha)
+        if not cube.can_double:
+            return no_double
+        double_take = jump_mwc(probs, met, cube.doubled(), alpha)
+        double_pass = game_result_mwc(met, cube.score, won=cube.value)
+        return np.maximum(no_double, np.minimum(double_take, double_pass))
+
+    return leaf
+
+
 def jump_cube_decision(
     probs: ArrayLike,
     met: MatchEquityTable,
@@ -307,18 +322,19 @@ def jump_cube_decision(
     """The jump model's cube decision for one position (five probabilities of the side on roll) at ``cube``.
 
     No double is the MWC at ``cube`` with the local volatility at the player's cash point;
-    double/take is the opponent-owned MWC at twice the cube (remote volatility only). A
-    ``lookahead`` ((441, 5) two-roll outcomes) that shows the game decided within it gives the
-    exact MWCs instead (:mod:`cube.two_roll`).
+    double/take is the opponent-owned MWC at twice the cube (remote volatility only). A ``lookahead`` ((441, 5)
+    two-roll outcomes, for the local model) that shows the game decided within it gives the exact MWCs
+    instead, and one that shows it nearly decided (at most :data:`cube.two_roll.SEARCH_CELLS` lines open) the
+    two-roll search's (:mod:`cube.two_roll`, the model with the remote volatility at the open lines).
     """
     arr = _check_probabilities(probs)
     if arr.shape != (5,):
         raise CubeInputError(f"jump_cube_decision takes one position (shape (5,)), got shape {arr.shape}")
-    if lookahead is not None and bool(decided(lookahead)):
-        exact_nd, exact_dt = two_roll_mwcs(lookahead, met, cube)
-        dt = None if exact_dt is None else float(exact_dt)
-        dp = None if exact_dt is None else game_result_mwc(met, cube.score, won=cube.value)
-        return decision_from_mwcs(float(exact_nd), dt, dp, bool(wins_gammons(lookahead)), met, cube)
+    if lookahead is not None and int(uncertain_cells(lookahead)) <= SEARCH_CELLS:
+        searched_nd, searched_dt = two_roll_mwcs(lookahead, met, cube, jump_leaf_mwcs(met, alpha))
+        dt = None if searched_dt is None else float(searched_dt)
+        dp = None if searched_dt is None else game_result_mwc(met, cube.score, won=cube.value)
+        return decision_from_mwcs(float(searched_nd), dt, dp, bool(wins_gammons(lookahead)), met, cube)
     no_double = float(jump_mwc(arr, met, cube, alpha, alpha_local))
     if not cube.can_double:
         return decision_from_mwcs(no_double, None, None, bool(arr[1] > 0.0), met, cube)

@@ -28,10 +28,10 @@ from cube.efficiency import DEFAULT_CUBE_LIFE
 from cube.errors import CubeInputError, FloatArray, as_float_array, check_cube_life
 from cube.gamestate import _check_probabilities
 from cube.match import MatchCube, cubeful_mwc, decision_rule, game_result_mwc, mwc_to_equity
-from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_mwc
+from cube.match_jump import MAX_MATCH_VOLATILITY, check_match_volatility, jump_leaf_mwcs, jump_mwc
 from cube.met import MatchEquityTable
 from cube.states import CubeAction, CubeResponse
-from cube.two_roll import batch_of, decided, two_roll_mwcs, wins_gammons
+from cube.two_roll import SEARCH_CELLS, LeafMwcs, batch_of, two_roll_mwcs, uncertain_cells, wins_gammons
 
 __all__ = [
     "LINEAR_ALPHA",
@@ -105,6 +105,10 @@ class _MwcModel:
     def _mwc(self, probs: FloatArray, cube: MatchCube, volatility: FloatArray | None) -> FloatArray:
         raise NotImplementedError
 
+    def _leaf_mwcs(self) -> LeafMwcs | None:
+        """The model's MWCs at the open lines of a two-roll search; None: the exact figures where decided only."""
+        return None
+
     def _volatility(self, volatility: ArrayLike | None, n: int) -> FloatArray | None:
         if volatility is None:
             if self.needs_volatility:
@@ -123,19 +127,19 @@ class _MwcModel:
         """Double and take answers for ``probs`` (shape (n, 5)) at ``cubes`` (one, or one per position).
 
         A local model given ``lookahead`` ((n, 441, 5) two-roll outcomes) takes the exact MWCs where it shows the
-        game decided (:mod:`cube.two_roll`).
+        game decided, and the two-roll search's where it shows it nearly decided (:mod:`cube.two_roll`).
         """
         arr = _check_probabilities(probs)
         if arr.ndim != 2:
             raise CubeInputError(f"decide takes probabilities of shape (n, 5), got shape {arr.shape}")
         n = arr.shape[0]
         vol = self._volatility(volatility, n)
-        exact = np.zeros(n, dtype=bool)
+        searched = np.zeros(n, dtype=bool)
         outcomes = None if lookahead is None else batch_of(lookahead, n)
         if outcomes is not None and outcomes.ndim != 3:
             raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got {outcomes.shape}")
         if outcomes is not None and self.needs_volatility:
-            exact = decided(outcomes)
+            searched = uncertain_cells(outcomes) <= (0 if self._leaf_mwcs() is None else SEARCH_CELLS)
         double, take, too_good = (np.zeros(n, dtype=bool) for _ in range(3))
         for cube, idx in _cube_groups(cubes, n).items():
             if not cube.can_double:
@@ -144,13 +148,13 @@ class _MwcModel:
             nd = self._mwc(p, cube, None if vol is None else vol[idx])
             dt = self._mwc(p, cube.doubled(), None)
             gammons = p[:, 1] > 0.0
-            rows = np.flatnonzero(exact[idx])
+            rows = np.flatnonzero(searched[idx])
             if len(rows):
                 assert outcomes is not None
-                exact_nd, exact_dt = two_roll_mwcs(outcomes[idx[rows]], self.met, cube)
-                assert exact_dt is not None  # the side on roll can double here
+                searched_nd, searched_dt = two_roll_mwcs(outcomes[idx[rows]], self.met, cube, self._leaf_mwcs())
+                assert searched_dt is not None  # the side on roll can double here
                 nd, dt = nd.copy(), dt.copy()
-                nd[rows], dt[rows] = exact_nd, exact_dt
+                nd[rows], dt[rows] = searched_nd, searched_dt
                 gammons[rows] = wins_gammons(outcomes[idx[rows]])
             dp = np.full(len(idx), game_result_mwc(self.met, cube.score, won=cube.value))
             # gnubg's rules on the normalised equities (cube.match.decision_rule, as the one-position decision)
@@ -200,3 +204,6 @@ class JumpMatchCube(_MwcModel):
 
     def _mwc(self, probs: FloatArray, cube: MatchCube, volatility: FloatArray | None) -> FloatArray:
         return jump_mwc(probs, self.met, cube, self.alpha, volatility)
+
+    def _leaf_mwcs(self) -> LeafMwcs | None:
+        return jump_leaf_mwcs(self.met, self.alpha)

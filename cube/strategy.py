@@ -47,7 +47,15 @@ from cube.jump_linear import STATISTICAL_SCALE, evaluate, linear_pieces
 from cube.jump_nonlinear import nonlinear_equities
 from cube.jump_numerical import DEFAULT_N, NumericalSolution, StepKernel, solve, step_kernel
 from cube.states import CubeAction, CubeResponse, CubeState
-from cube.two_roll import batch_of, decided, two_roll_money_equities, win_chances
+from cube.two_roll import (
+    DECIDED_TOLERANCE,
+    SEARCH_CELLS,
+    batch_of,
+    decided_leaf_values,
+    two_roll_money_equities,
+    uncertain_cells,
+    win_chances,
+)
 from cube.volatility import VolatilityMeasure, local_volatility
 
 __all__ = [
@@ -226,6 +234,9 @@ class CubeStrategy(ABC):
     needs_local_volatility: bool = False
     #: How a ``lookahead`` becomes the local volatility (sigma_J, or E|J|).
     local_measure: VolatilityMeasure = VolatilityMeasure.STD
+    #: A local strategy given a lookahead searches the two rolls where at most this many of its 441 win chances
+    #: are uncertain (0: only where the game is decided within them, and the figures are exact).
+    search_cells: int = 0
 
     @abstractmethod
     def _equities(
@@ -282,19 +293,50 @@ class CubeStrategy(ABC):
         beavers: bool = False,
     ) -> dict[str, FloatArray]:
         """:meth:`_equities`, except that a local strategy given a lookahead which shows the game decided within
-        it takes the exact two-roll equities there (:mod:`cube.two_roll`): no jump model knows a game that ends."""
+        it takes the exact two-roll equities there, and the two-roll search's where at most ``search_cells`` lines
+        are open (:mod:`cube.two_roll`): no jump model knows a game that ends."""
         look = None if lookahead is None else batch_of(lookahead, P.shape[0])
         eq = self._equities(P, W, L, self._local(P.shape[0], local_alpha, look), jacoby)
         if look is None or not self.needs_local_volatility:
             return eq
-        rows = np.flatnonzero(decided(look))
+        rows = np.flatnonzero(uncertain_cells(look) <= self.search_cells)
         if len(rows):
             picked = look[rows]
-            exact = two_roll_money_equities(picked, W[rows], L[rows], jacoby=jacoby, beavers=beavers)
-            for key, values in exact.items():
+            leaves = self._leaf_values(picked, W[rows], L[rows], jacoby, beavers)
+            searched = two_roll_money_equities(picked, jacoby=jacoby, beavers=beavers, leaves=leaves)
+            for key, values in searched.items():
                 eq[key] = eq[key].copy()
                 eq[key][rows] = values
         return eq
+
+    def _leaf_values(
+        self, lookahead: FloatArray, W: FloatArray, L: FloatArray, jacoby: bool, beavers: bool
+    ) -> dict[CubeState, FloatArray]:
+        """The side on roll's value at each two-roll cell (on roll again, its cube action taken), per cube state:
+        (k, 21, 21) each. Decided cells are worth their result; uncertain ones what this model with its remote
+        volatility says (the leaf's own volatility is unknown without another lookahead)."""
+        leaves = decided_leaf_values(lookahead, W, L, jacoby=jacoby)
+        p = win_chances(lookahead).reshape(-1, 21, 21)
+        cells = np.flatnonzero(((p > DECIDED_TOLERANCE) & (p < 1.0 - DECIDED_TOLERANCE)).ravel())
+        if not len(cells):
+            return leaves
+        if lookahead.ndim == 3:  # five probabilities a cell: the leaf's own gammons
+            cP, cW, cL = win_loss_values(lookahead.reshape(-1, 5)[cells])
+        else:
+            cP = p.ravel()[cells]
+            cW, cL = np.repeat(W, 441)[cells], np.repeat(L, 441)[cells]
+        eq = self._equities(cP, cW, cL, None, jacoby)
+        centred = np.minimum(eq[CubeState.CENTERED], 1.0) if jacoby else eq[CubeState.CENTERED]
+        double_take = 2.0 * eq["unavailable_doubled"]
+        for state, no_double in (
+            (CubeState.CENTERED, centred),
+            (CubeState.OWNED, eq[CubeState.OWNED]),
+            (CubeState.UNAVAILABLE, eq[CubeState.UNAVAILABLE]),
+        ):
+            values = leaves[state].reshape(-1).copy()
+            values[cells] = money_decisions(no_double, double_take, state, beavers=beavers).equity
+            leaves[state] = values.reshape(leaves[state].shape)
+        return leaves
 
     def decide(
         self,
@@ -310,7 +352,8 @@ class CubeStrategy(ABC):
 
         ``local_alpha`` (float or (n,)) or ``lookahead`` ((n, 441) win chances after two rolls, or
         (n, 441, 5) outcomes) give the local volatility for :func:`jump_local`; where a lookahead shows
-        the game decided within it, :func:`jump_local` takes the exact equities (:mod:`cube.two_roll`).
+        the game decided within it, :func:`jump_local` takes the exact equities, and where nearly decided the
+        two-roll search's (:mod:`cube.two_roll`).
         """
         P, W, L = win_loss_values(probs)
         P, W, L = np.atleast_1d(P), np.atleast_1d(W), np.atleast_1d(L)
@@ -587,6 +630,7 @@ class JumpStrategy(CubeStrategy):
         self.approximation = JumpApproximation(check_choice(approximation, "approximation", APPROXIMATIONS))
         self.distribution = check_choice(distribution, "distribution", ("gaussian", "double-exponential"))
         self.needs_local_volatility = local
+        self.search_cells = SEARCH_CELLS if local else 0
         self.statistical = statistical
         kind = "jump_local" if local else "jump"
         measure = f", local {self.local_measure}" if local and self.local_measure is not VolatilityMeasure.STD else ""
@@ -677,7 +721,8 @@ def jump_local(
 
     Pass ``local_alpha=`` (or ``lookahead=``: the 441 two-roll win chances or (441, 5) outcomes, read as
     ``local_measure``) to its methods; where a lookahead shows the game decided, it takes the exact figures
-    of :mod:`cube.two_roll` instead of the model's.
+    of :mod:`cube.two_roll` instead of the model's, and where at most :data:`cube.two_roll.SEARCH_CELLS` lines
+    are open the two-roll search's (the model with the remote volatility at the open lines only).
     """
     return JumpStrategy(
         remote_alpha,

@@ -1,4 +1,4 @@
-"""Exact cube decisions where the two-roll lookahead shows the game decided within the jump.
+"""Exact cube decisions where the two-roll lookahead shows the game decided, and a search where nearly.
 
 The jump models take a position's local volatility from the spread of the 441 two-roll win chances
 (:mod:`cube.volatility`). On the game's last rolls that spread is huge and the model's equities are
@@ -23,9 +23,19 @@ holding it. Each result's cubeless value takes the lookahead's five probabilitie
 where given (gammons included), else its win chance with the root's W and L. Under the Jacoby
 rule a centred cube leaves gammons out (the sure winner with gammon chances doubles, and the
 loser passes).
+
+Where only a few lines are open (at most :data:`SEARCH_CELLS` of the 441 win chances short of 0 and
+1), the same tree is a search: each open line is a leaf where the side on roll is on roll again,
+worth what a cube model says there with its own cube action taken (at the leaf's cube: the one as
+it stands, its own after the opponent's double, the opponent's after its own double at the root, or
+its own at four times after a redouble), the decided lines their results. The local
+jump strategies supply their model with the remote volatility at the leaves
+(:meth:`cube.strategy.CubeStrategy.equities`, :func:`cube.match_jump.jump_leaf_mwcs`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,13 +50,22 @@ from cube.volatility import ROLLS
 
 __all__ = [
     "DECIDED_TOLERANCE",
+    "LeafMwcs",
+    "SEARCH_CELLS",
     "batch_of",
     "decided",
+    "decided_leaf_values",
     "two_roll_money_equities",
     "two_roll_mwcs",
+    "uncertain_cells",
     "win_chances",
     "wins_gammons",
 ]
+
+#: A local jump strategy searches the two rolls where at most this many of the 441 lines are open (win chance
+#: short of 0 and 1): where at least half of them end decided. In the two-sided bear-off database the search
+#: beats the model alone up to about 300 open lines and loses beyond (``tools/cube_bearoff/near_decided.py``).
+SEARCH_CELLS = 220
 
 #: A win chance this close to 0 or 1 counts as a decided game (databases and finished games give 0 and 1 exactly).
 DECIDED_TOLERANCE = 1e-9
@@ -145,29 +164,65 @@ def _check_decided(cells: FloatArray) -> None:
         raise CubeInputError(f"lookahead {first} is not decided (a win chance short of 0 or 1): no exact figures")
 
 
+def uncertain_cells(lookahead: ArrayLike, tolerance: float = DECIDED_TOLERANCE) -> NDArray[np.int_]:
+    """How many of each position's 441 two-roll win chances (side on roll) are short of 0 and 1: shape (...)."""
+    p = _win_chances(_cells(lookahead))
+    open_ = (p > tolerance) & (p < 1.0 - tolerance)
+    return np.asarray(open_.sum(axis=(-2, -1)), dtype=np.int_)
+
+
+def decided_leaf_values(
+    lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False
+) -> dict[CubeState, FloatArray]:
+    """Each two-roll cell's value to the side on roll, on roll again there, where that cell's game is decided.
+
+    (..., 21, 21) per cube state at the leaf, per unit cube: the cubeless value (its five probabilities, or its win
+    chance with the root's ``W`` and ``L``); under the Jacoby rule a centred cube's sure winner cashes (single).
+    Cells whose win chance is uncertain get the same formula, which is not their value: a caller searching
+    nearly decided positions overwrites them (:meth:`cube.strategy.CubeStrategy.equities`).
+    """
+    cells = _cells(lookahead)
+    full, single = _cell_values(cells, np.asarray(W), np.asarray(L))
+    return {CubeState.CENTERED: single if jacoby else full, CubeState.OWNED: full, CubeState.UNAVAILABLE: full}
+
+
 def two_roll_money_equities(
-    lookahead: ArrayLike, W: ArrayLike = 1.0, L: ArrayLike = 1.0, *, jacoby: bool = False, beavers: bool = False
+    lookahead: ArrayLike,
+    W: ArrayLike = 1.0,
+    L: ArrayLike = 1.0,
+    *,
+    jacoby: bool = False,
+    beavers: bool = False,
+    leaves: Mapping[CubeState, ArrayLike] | None = None,
 ) -> dict[str, FloatArray]:
-    """Exact money equities of positions decided within the lookahead (module notes), side on roll, per unit cube.
+    """Money equities from the cube decisions within two rolls (module notes), side on roll, per unit cube.
 
     Keys as :meth:`cube.strategy.CubeStrategy.equities`: the three :class:`CubeState` members and
     ``owned_doubled``, ``unavailable_doubled`` (after a double, in units of the doubled cube).
-    With win chances only, each result is valued with the root's ``W`` and ``L``, which approximates its
-    gammons; (..., 441, 5) outcomes value them exactly. ``beavers``: the side on roll may beaver the
-    opponent's double between the rolls (it matters only under the Jacoby rule, where the opponent's no
-    double leaves gammons out). CubeInputError where a lookahead is not decided.
+    Without ``leaves`` the positions must be decided within the lookahead (CubeInputError otherwise) and the
+    figures are exact: with win chances only, each result is valued with the root's ``W`` and ``L``, which
+    approximates its gammons; (..., 441, 5) outcomes value them exactly. ``leaves`` gives, per cube state at the
+    leaf, the side on roll's value of each of the (..., 21, 21) cells (on roll again, its own cube action
+    included; :func:`decided_leaf_values` where decided): the search of nearly decided positions.
+    ``beavers``: the side on roll may beaver the opponent's double between the rolls (it matters only under the
+    Jacoby rule, where the opponent's no double leaves gammons out).
     """
     cells = _cells(lookahead)
-    _check_decided(cells)
-    full, single = _cell_values(cells, np.asarray(W), np.asarray(L))
-    after = _mean_over_rolls(full)  # (..., 21) after each roll of the side on roll: gammons count
-    after_single = _mean_over_rolls(single)
+    if leaves is None:
+        _check_decided(cells)
+        leaves = decided_leaf_values(cells, W, L, jacoby=jacoby)
+    shape = _win_chances(cells).shape
+    leaf = {}
+    for state in CubeState:
+        values = np.asarray(leaves[state], dtype=np.float64)
+        if values.shape != shape:
+            raise CubeInputError(f"{state} leaf values of shape {values.shape} do not match the lookahead's {shape}")
+        leaf[state] = _mean_over_rolls(values)  # (..., 21) after each roll of the side on roll, before the reply
     # the opponent doubled and the side on roll took (owning twice the cube) or beavered (four times, its cube)
-    redoubled = opponent_double_equity(after, beavers)
-    centred_base = after_single if jacoby else after
-    owned = _mean_over_rolls(after)
-    unavailable = _mean_over_rolls(_opponent_may_double(after, redoubled, -1.0))
-    centred = _mean_over_rolls(_opponent_may_double(centred_base, redoubled, -1.0))
+    redoubled = opponent_double_equity(leaf[CubeState.OWNED], beavers)
+    owned = _mean_over_rolls(leaf[CubeState.OWNED])
+    unavailable = _mean_over_rolls(_opponent_may_double(leaf[CubeState.UNAVAILABLE], redoubled, -1.0))
+    centred = _mean_over_rolls(_opponent_may_double(leaf[CubeState.CENTERED], redoubled, -1.0))
     return {
         CubeState.CENTERED: np.asarray(centred),
         CubeState.OWNED: np.asarray(owned),
@@ -186,36 +241,69 @@ def _cubeless_mwcs(cells: FloatArray, met: MatchEquityTable, cube: MatchCube, va
     return np.asarray((result_probabilities(cells) * results).sum(axis=-1), dtype=np.float64)
 
 
+#: The side on roll's MWC at leaves whose win chance is open, its own cube action included: from their (m, 5)
+#: probabilities at the leaf's cube (a match model's, for the search of nearly decided positions).
+LeafMwcs = Callable[[FloatArray, MatchCube], FloatArray]
+
+
+def _leaf_mwcs(
+    cells: FloatArray, met: MatchEquityTable, cube: MatchCube, value: int, holder: CubeState, leaf_mwc: LeafMwcs | None
+) -> FloatArray:
+    """Each cell's MWC to the side on roll, on roll again with the cube at ``value`` held by ``holder`` (its view):
+    the cubeless MWC where decided, else ``leaf_mwc``'s (the tree only reaches cubes a :class:`MatchCube` holds:
+    the opponent's access is ``MatchCube.can_double``'s rule)."""
+    values = _cubeless_mwcs(cells, met, cube, value)
+    if leaf_mwc is None:
+        return values
+    p = cells[..., 0]
+    open_ = (p > DECIDED_TOLERANCE) & (p < 1.0 - DECIDED_TOLERANCE)
+    if not open_.any():
+        return values
+    values = values.copy()
+    values[open_] = leaf_mwc(cells[open_], MatchCube(cube.score, value, holder))
+    return values
+
+
 def _node_values(
-    cells: FloatArray, met: MatchEquityTable, cube: MatchCube, value: int, opponent_holds: bool
+    cells: FloatArray,
+    met: MatchEquityTable,
+    cube: MatchCube,
+    value: int,
+    opponent_holds: bool,
+    leaf_mwc: LeafMwcs | None = None,
 ) -> FloatArray:
     """The side on roll's MWC after each of its rolls with the cube at ``value`` (held by the opponent or centred
     when ``opponent_holds`` or the cube is centred), the opponent's double between the two rolls included."""
     s = cube.score
-    no_double = _mean_over_rolls(_cubeless_mwcs(cells, met, cube, value))
     centred = value == 1 and not opponent_holds and cube.state is CubeState.CENTERED
+    holder = CubeState.UNAVAILABLE if opponent_holds else CubeState.CENTERED if centred else CubeState.OWNED
+    no_double = _mean_over_rolls(_leaf_mwcs(cells, met, cube, value, holder, leaf_mwc))
     # MatchCube.can_double from the opponent's side, for a value (a redouble's) a MatchCube may refuse to hold
     access = (opponent_holds or centred) and not s.crawford and s.opp_away > value
     if not access:
         return no_double
-    doubled = _mean_over_rolls(_cubeless_mwcs(cells, met, cube, 2 * value))
+    doubled = _mean_over_rolls(_leaf_mwcs(cells, met, cube, 2 * value, CubeState.OWNED, leaf_mwc))
     return _opponent_may_double(no_double, doubled, game_result_mwc(met, s, lost=value))
 
 
-def two_roll_mwcs(lookahead: ArrayLike, met: MatchEquityTable, cube: MatchCube) -> tuple[FloatArray, FloatArray | None]:
-    """Exact MWCs of no double and double/take (None where the side on roll cannot double) for positions decided
-    within the lookahead at a match score (module notes); side on roll.
+def two_roll_mwcs(
+    lookahead: ArrayLike, met: MatchEquityTable, cube: MatchCube, leaf_mwc: LeafMwcs | None = None
+) -> tuple[FloatArray, FloatArray | None]:
+    """MWCs of no double and double/take (None where the side on roll cannot double) from the cube decisions
+    within two rolls at a match score (module notes); side on roll.
 
-    ``lookahead`` is (..., 441, 5) outcomes: at a match score each result's gammons count apart.
-    CubeInputError where a lookahead is not decided.
+    ``lookahead`` is (..., 441, 5) outcomes: at a match score each result's gammons count apart. Without
+    ``leaf_mwc`` the positions must be decided within it (CubeInputError otherwise) and the figures are exact;
+    with it, the lines still open take its MWCs (the search of nearly decided positions).
     """
     cells = _cells(lookahead)
     if cells.shape[-3:] != (21, 21, 5):
         raise CubeInputError(f"a match score needs the lookahead's five probabilities a cell, got shape {cells.shape}")
-    _check_decided(cells)
+    if leaf_mwc is None:
+        _check_decided(cells)
     held = cube.state is CubeState.UNAVAILABLE
-    no_double = _mean_over_rolls(_node_values(cells, met, cube, cube.value, held))
+    no_double = _mean_over_rolls(_node_values(cells, met, cube, cube.value, held, leaf_mwc))
     if not cube.can_double:
         return np.asarray(no_double), None
-    double_take = _mean_over_rolls(_node_values(cells, met, cube, 2 * cube.value, True))
+    double_take = _mean_over_rolls(_node_values(cells, met, cube, 2 * cube.value, True, leaf_mwc))
     return np.asarray(no_double), np.asarray(double_take)

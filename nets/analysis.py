@@ -20,7 +20,7 @@ from cube.match_strategy import LINEAR_ALPHA
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation, jump_local
-from cube.two_roll import decided
+from cube.two_roll import SEARCH_CELLS, uncertain_cells
 from cube.volatility import DEFAULT_REMOTE_ALPHA
 from engine.match import BARE_ID_STATE, MatchState
 from engine.position import Position
@@ -35,13 +35,19 @@ from nets.volatility import JumpVolatility, jump_volatility, two_roll_outcomes
 REMOTE_ALPHA = DEFAULT_REMOTE_ALPHA
 #: How the local jump model's label says it took exact figures: the lookahead shows the game decided (cube.two_roll).
 DECIDED_NOTE = "exact: decided within two rolls"
+#: How it says it searched the two rolls, the model only at the lines still open (cube.two_roll.SEARCH_CELLS).
+SEARCHED_NOTE = "two rolls searched: {open} of 441 lines open"
 #: Said beside the cube figures of a position whose dice are rolled.
 ROLLED_NOTE = "the dice are rolled: no cube action now (the figures are for before the roll)"
 
 
-def local_model_label(settings: str, exact: bool) -> str:
-    """The local jump model's row label: ``jump_local(SETTINGS)``, saying so where it took the exact figures."""
-    return f"jump_local({settings}; {DECIDED_NOTE})" if exact else f"jump_local({settings})"
+def local_model_label(settings: str, open_lines: int | None = None) -> str:
+    """The local jump model's row label: ``jump_local(SETTINGS)``, saying so where it took the exact figures
+    (``open_lines`` 0: the lookahead shows the game decided) or searched the two rolls (``open_lines`` > 0)."""
+    if open_lines is None:
+        return f"jump_local({settings})"
+    note = DECIDED_NOTE if open_lines == 0 else SEARCHED_NOTE.format(open=open_lines)
+    return f"jump_local({settings}; {note})"
 
 
 #: Beavers are not part of a match ID; ``eval`` evaluates money without them and says so.
@@ -216,10 +222,11 @@ def match_cube_models(
 
     ``local_alpha``: the position's jump volatility for the linear approximation (already scaled);
     ``outcomes``: its (441, 5) two-roll lookahead, which gives the local model exact MWCs where it shows the game
-    decided. Keyed by model: gnubg's, ``jump``, ``jump_local``.
+    decided and the two-roll search's where nearly decided. Keyed by model: gnubg's, ``jump``, ``jump_local``.
     """
-    exact = outcomes is not None and bool(decided(outcomes))
-    local_label = local_model_label(f"remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f}", exact)
+    open_lines = None if outcomes is None else int(uncertain_cells(outcomes))
+    searched = open_lines if open_lines is not None and open_lines <= SEARCH_CELLS else None
+    local_label = local_model_label(f"remote_alpha={LINEAR_ALPHA}, local_alpha={local_alpha:.4f}", searched)
     jumps = {
         "jump": (f"jump(alpha={LINEAR_ALPHA})", jump_cube_decision(probs, met, cube, LINEAR_ALPHA)),
         "jump_local": (
@@ -379,10 +386,11 @@ def analyse(
         match_models = match_cube_models(position.array, probs, met, cube_now, local_alpha, outcomes)
         report = CubeReport(state, match_models=match_models)
     else:
-        jump_label = local_model_label(f"remote_alpha={REMOTE_ALPHA}, numerical", bool(decided(outcomes)))
-        local = jump_local(REMOTE_ALPHA, JumpApproximation.NUMERICAL).decision(
-            probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes
-        )
+        strategy = jump_local(REMOTE_ALPHA, JumpApproximation.NUMERICAL)
+        open_lines = int(uncertain_cells(outcomes))
+        searched = open_lines if open_lines <= strategy.search_cells else None
+        jump_label = local_model_label(f"remote_alpha={REMOTE_ALPHA}, numerical", searched)
+        local = strategy.decision(probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS, lookahead=outcomes)
         gnubg = money_cube_advice(position.array, probs, state, jacoby=jacoby, beavers=MONEY_BEAVERS)
         can_double = state is not CubeState.UNAVAILABLE  # as gnubg's row: no double/take where it cannot be
         models = {

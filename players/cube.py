@@ -27,7 +27,9 @@ games of a mirrored pair walk the same positions until their cube decisions part
 player asked both its own and its opponent's questions meets each position twice) reuses its
 volatility: the lookahead runs once per distinct board, and a bounded cache remembers the
 volatilities of recent boards. Where the game may end within two rolls the lookahead always runs: if it
-shows the game decided, the decision is the exact one of :mod:`cube.two_roll`, not the jump model's.
+shows the game decided, the decision is the exact one of :mod:`cube.two_roll`, not the jump model's, and if it
+shows it nearly decided (at most :data:`cube.two_roll.SEARCH_CELLS` of the 441 lines open) the two rolls are
+searched, with the model at the open lines only.
 
 ``jump-net`` is the same strategy with the local volatility from a learned net
 (:mod:`nets.volnet`, experiment 5; ``FILE`` defaults to the shipped ``weights/volatility.jgw``) in
@@ -59,7 +61,7 @@ from cube.errors import CubeInputError
 from cube.met import MatchEquityTable
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
-from cube.two_roll import DECIDED_TOLERANCE, decided
+from cube.two_roll import DECIDED_TOLERANCE, uncertain_cells
 from cube.volatility import (  # jump-local's and jump-net's unless the spec gives one
     DEFAULT_REMOTE_ALPHA,
     VolatilityMeasure,
@@ -80,10 +82,10 @@ from players.match_cube import MATCH_CUBE_STRATEGIES, EfficiencyMatchCube, Match
 GATE_ALPHAS = (1e-3, 0.05, 0.12, 0.25, 0.49)
 # Boards whose local volatility a decider remembers (a few MB); volatility depends on the board alone.
 VOLATILITY_CACHE_SIZE = 65_536
-# Boards whose lookahead showed the game decided, kept with it (float32, 8.8 kB each: at most about 36 MB).
-DECIDED_CACHE_SIZE = 4_096
-# No row decided within two rolls: the rows and their (0, 441, 5) outcomes.
-_NONE_DECIDED = (np.zeros(0, np.intp), np.zeros((0, 441, 5)))
+# Boards whose lookahead showed the game decided or nearly, kept with it (float32, 8.8 kB each: about 36 MB at most).
+NEAR_END_CACHE_SIZE = 4_096
+# No row decided or nearly within two rolls: the rows and their (0, 441, 5) outcomes.
+_NONE_NEAR_END = (np.zeros(0, np.intp), np.zeros((0, 441, 5)))
 #: The money cube specs, as an error message or help text lists them.
 CUBE_SPECS = (
     f"none, dead, live, janowski:X, janowski:X1,X2, jump:ALPHA[:{'|'.join(JumpApproximation)}], "
@@ -242,12 +244,15 @@ class CubeDecider:
     ``probabilities(boards)`` gives (n, 5) cubeless probabilities at the player's depth. Local
     volatility comes from ``local_volatility(boards)`` ((n,), e.g. a learned net) when given, else
     from ``lookahead(boards)``, (n, 441, 5) two-roll outcomes. ``decisions`` counts the positions
-    judged, ``lookaheads`` those whose decision needed a local volatility (from either source) or took the exact
-    two-roll decision, and ``lookaheads_run`` the money lookaheads actually run (distinct boards not in the cache).
+    judged, ``lookaheads`` those whose decision needed a local volatility (from either source) or took the
+    two-roll rule's decision (exact or searched), and ``lookaheads_run`` the money lookaheads actually run
+    (distinct boards not in the cache).
     With a lookahead, a local strategy's decision where the game may end within two rolls is checked against it,
-    and where it shows the game decided the decision is the exact one (:mod:`cube.two_roll`) unless
-    ``exact_when_decided`` is False (the jump model's own, as before that rule; money strategies only: a
-    match strategy that takes the lookahead is always exact there).
+    and where it shows the game decided or nearly the decision is the two-roll search's (:mod:`cube.two_roll`:
+    exact where decided) unless ``two_roll_search`` is False (the jump model's own, as before that rule; money
+    strategies only: a match strategy that takes the lookahead runs it for every position and always applies
+    the rule). Money play looks only where the game may end within two rolls (:func:`may_end_within_two_rolls`),
+    where ``eval`` looks everywhere: a contact position with half its lines decided is searched there only.
     """
 
     def __init__(
@@ -257,7 +262,7 @@ class CubeDecider:
         lookahead: Callable[[np.ndarray], np.ndarray] | None = None,
         cache_size: int = VOLATILITY_CACHE_SIZE,
         local_volatility: Callable[[np.ndarray], np.ndarray] | None = None,
-        exact_when_decided: bool = True,
+        two_roll_search: bool = True,
     ) -> None:
         if isinstance(strategy, MatchCubeStrategy):
             if strategy.needs_lookahead and lookahead is None:
@@ -272,14 +277,15 @@ class CubeDecider:
         self.probabilities = probabilities
         self.lookahead = lookahead
         self.volatility_source = local_volatility
-        self.exact_when_decided = exact_when_decided
+        self.two_roll_search = two_roll_search
         self.decisions = 0
         self.lookaheads = 0
         self.lookaheads_run = 0
         self._cache_size = cache_size
         self._volatility: OrderedDict[bytes, float] = OrderedDict()
-        # Boards where the game may end within two rolls: their lookahead if it shows the game decided, else None.
-        self._decided_cache: OrderedDict[bytes, np.ndarray | None] = OrderedDict()
+        # Boards where the game may end within two rolls: their lookahead if it shows the game decided or nearly
+        # (for the strategy's two-roll search), else None.
+        self._near_end_cache: OrderedDict[bytes, np.ndarray | None] = OrderedDict()
 
     def decide(self, boards: np.ndarray, context: CubeContext) -> CubeAnswers:
         """Decisions for boards seen by the side on roll in ``context``."""
@@ -323,15 +329,16 @@ class CubeDecider:
         beavers: bool,
     ) -> CubeDecisions:
         """jump-local: a lookahead only where the gate volatilities disagree on the decision, or where the game may
-        end within two rolls (there a lookahead that shows it decided gives the exact decision, which no gate
-        volatility need agree with)."""
-        exact_rows, exact_outcomes = self._decided(boards, probs) if self.exact_when_decided else _NONE_DECIDED
+        end within two rolls (there a lookahead that shows it decided or nearly gives the two-roll search's
+        decision, which no gate volatility need agree with)."""
+        near = self._near_end(strategy, boards, probs) if self.two_roll_search else _NONE_NEAR_END
+        near_rows, near_outcomes = near
         ladder = [strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=a) for a in GATE_ALPHAS]
         first = ladder[0]
         settled = np.ones(len(boards), bool)
         for d in ladder[1:]:
             settled &= (d.action == first.action) & (d.response == first.response)
-        settled[exact_rows] = True
+        settled[near_rows] = True
         open_ = np.flatnonzero(~settled)
         alpha = np.full(len(boards), GATE_ALPHAS[0])
         if len(open_):
@@ -339,46 +346,48 @@ class CubeDecider:
             alpha[open_] = self._local_volatilities(boards[open_])
         # Settled positions take the (common) decision at any gate volatility; equities follow the lowest.
         out = strategy.decide(probs, states, jacoby=jacoby, beavers=beavers, local_alpha=alpha)
-        if not len(exact_rows):
+        if not len(near_rows):
             return out
-        self.lookaheads += len(exact_rows)
-        r = exact_rows
-        exact = strategy.decide(probs[r], states[r], jacoby=jacoby, beavers=beavers, lookahead=exact_outcomes)
-        return out.with_rows(r, exact)
+        self.lookaheads += len(near_rows)
+        r = near_rows
+        searched = strategy.decide(probs[r], states[r], jacoby=jacoby, beavers=beavers, lookahead=near_outcomes)
+        return out.with_rows(r, searched)
 
-    def _decided(self, boards: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rows whose game the two-roll lookahead shows decided, and their (k, 441, 5) outcomes.
+    def _near_end(self, strategy: CubeStrategy, boards: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows whose two-roll lookahead leaves at most the strategy's ``search_cells`` lines open (0: the game
+        is decided), and their (k, 441, 5) outcomes.
 
         Only the boards :func:`may_end_within_two_rolls` picks get a lookahead, one per distinct board not in the
         caches (its volatility is kept too, for the gate); none without a lookahead.
         """
         if self.lookahead is None:
-            return _NONE_DECIDED
+            return _NONE_NEAR_END
         candidates = np.flatnonzero(may_end_within_two_rolls(boards, probs))
         if not len(candidates):
-            return _NONE_DECIDED
+            return _NONE_NEAR_END
         keys = [boards[k].astype(np.int8).tobytes() for k in candidates]
-        missing = {key: k for key, k in zip(keys, candidates, strict=True) if key not in self._decided_cache}
+        missing = {key: k for key, k in zip(keys, candidates, strict=True) if key not in self._near_end_cache}
         if missing:
             found = np.asarray(self.lookahead(boards[list(missing.values())]), dtype=np.float32)  # as cached
             self.lookaheads_run += len(missing)
             if self.volatility_source is None:  # the gate may want these boards' volatility: it is here already
                 self._remember_volatilities(list(missing), found)
                 self._trim_volatilities()
-            for key, outcomes, sure in zip(missing, found, decided(found), strict=True):
-                self._decided_cache[key] = outcomes if sure else None
+            near = uncertain_cells(found) <= strategy.search_cells
+            for key, outcomes, searched in zip(missing, found, near, strict=True):
+                self._near_end_cache[key] = outcomes if searched else None
         rows: list[int] = []
         outcomes_of: list[np.ndarray] = []
         for key, k in zip(keys, candidates, strict=True):
-            self._decided_cache.move_to_end(key)
-            entry = self._decided_cache[key]
+            self._near_end_cache.move_to_end(key)
+            entry = self._near_end_cache[key]
             if entry is not None:
                 rows.append(int(k))
                 outcomes_of.append(entry)
-        while len(self._decided_cache) > min(self._cache_size, DECIDED_CACHE_SIZE):
-            self._decided_cache.popitem(last=False)
+        while len(self._near_end_cache) > min(self._cache_size, NEAR_END_CACHE_SIZE):
+            self._near_end_cache.popitem(last=False)
         if not rows:
-            return _NONE_DECIDED
+            return _NONE_NEAR_END
         return np.array(rows, dtype=np.intp), np.stack(outcomes_of).astype(np.float64)
 
     def _local_volatilities(self, boards: np.ndarray) -> np.ndarray:
@@ -464,14 +473,17 @@ def make_decider(
 
 
 def may_end_within_two_rolls(boards: np.ndarray, probs: np.ndarray | None = None) -> np.ndarray:
-    """Boolean (n,): the boards whose two-roll lookahead is worth running to see whether the game is decided.
+    """Boolean (n,): the boards whose two-roll lookahead is worth running to see whether the game is decided or
+    nearly (for the exact figures or the two-roll search of :mod:`cube.two_roll`).
 
     No contact, and a side with at most four checkers left (one roll can end the game), or both sides in
     the two-sided bear-off database (whose certain results come short of the end), or the side on roll's
     win chance in ``probs`` already 0 or 1. Other races can be decided too, with every line ending in a
     database's certainty, and contact positions where the side on roll bears off whatever it rolls; those
     found (5 checkers on the ace against 15 mostly home; a last roll against a checker on the bar) are sure
-    wins, where the jump model's action ("too good") is worth what the exact one is.
+    wins, where the jump model's action ("too good") is worth what the exact one is. Contact positions with
+    half their lines decided exist too (``AAAAUQAAAAAAAA``, the opponent on the bar: 192 open, double/pass
+    either way); a net's contact win chance is rarely exactly 0 or 1, so they are rare.
     """
     arr = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     phase = phases(arr)

@@ -119,7 +119,7 @@ class ModelMatchCube(MatchCubeStrategy):
 
     The local volatility is :data:`cube.jump_linear.STATISTICAL_SCALE` times the mean absolute
     change of the side on roll's winning chance over the 441 roll pairs; where those show the game
-    decided, the model takes the exact MWCs (:mod:`cube.two_roll`).
+    decided, the model takes the exact MWCs, and where nearly decided the two-roll search's (:mod:`cube.two_roll`).
     """
 
     def __init__(self, model: MatchCubeModel, name: str) -> None:

@@ -266,11 +266,12 @@ def model_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluato
 
 def draw_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator]) -> Player:
     """:func:`model_player` as the draw asks it: a jump model decides even where the two-roll lookahead shows the
-    game decided (its exact decision, :mod:`cube.two_roll`, came after the run began; the draw is part of the
-    run's settings, so every shard's decisions stay what its seed drew). Scoring uses the models as they play."""
+    game decided or nearly (its two-roll search, :mod:`cube.two_roll`, came after the run began; the draw is part
+    of the run's settings, so every shard's decisions stay what its seed drew). Scoring uses the models as they
+    play."""
     player = model_player(spec, weights, evaluators)
     if isinstance(player, StrategyPlayer) and isinstance(player.decider, CubeDecider):
-        player.decider.exact_when_decided = False
+        player.decider.two_roll_search = False
     else:  # only the CubeDecider's local strategies have the rule to switch off
         strategy = parse_cube_spec(spec).strategy
         assert strategy is None or not strategy.needs_local_volatility, spec

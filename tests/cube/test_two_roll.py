@@ -1,9 +1,11 @@
-"""Exact cube decisions where the two-roll lookahead shows the game decided (cube.two_roll).
+"""Exact cube decisions where the two-roll lookahead shows the game decided, and the search where it is nearly
+decided (cube.two_roll).
 
 Hand-computed trees (a last roll; a miss that leaves the opponent a last roll of his own), the
 Jacoby rule, a match score, every decided position of the exact two-sided bear-off database
 against its cubeful money equities, and GNU Backgammon's 2-ply cube evaluation of decided bear-offs
-in money games and at match scores (tests/fixtures/gnubg_two_roll.json).
+in money games and at match scores (tests/fixtures/gnubg_two_roll.json); the search's tree against the same
+tree written out roll by roll, and its equities against the database's where a few lines are open.
 """
 
 from __future__ import annotations
@@ -16,11 +18,22 @@ import pytest
 
 from cube import JumpMatchCube, MatchCube, MatchScore, jump_local
 from cube.errors import CubeInputError
+from cube.jump_linear import STATISTICAL_SCALE
+from cube.match_jump import jump_cube_decision
+from cube.match_strategy import LINEAR_ALPHA
 from cube.met import DEFAULT_MET, published_met
 from cube.states import CubeState
 from cube.strategy import JumpApproximation
-from cube.two_roll import decided, two_roll_money_equities, two_roll_mwcs, win_chances
-from cube.volatility import ROLLS, local_volatility
+from cube.two_roll import (
+    SEARCH_CELLS,
+    decided,
+    decided_leaf_values,
+    two_roll_money_equities,
+    two_roll_mwcs,
+    uncertain_cells,
+    win_chances,
+)
+from cube.volatility import ROLLS, VolatilityMeasure, local_volatility
 from engine import Position
 from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, load_two_sided
 
@@ -269,3 +282,112 @@ def test_a_local_match_model_checks_its_lookahead_against_the_batch() -> None:
     both = np.stack([one, one])
     acts = model.decide(probs, cube, [0.1, 0.1], both)
     assert acts.double.tolist() == [True, True] and acts.take.tolist() == [False, False]  # double, pass (exact)
+
+
+def _tree_by_loops(leaves: dict[CubeState, np.ndarray], beavers: bool) -> dict[CubeState, float]:
+    """The two-roll cube tree of one position written out roll by roll: the side on roll's three cube states."""
+    out = {}
+    for state in CubeState:
+        total = 0.0
+        for r1 in range(21):
+            after = {s: sum(ROLL_P[r2] * leaves[s][r1, r2] for r2 in range(21)) for s in CubeState}
+            if state is CubeState.OWNED:  # the opponent has no cube to turn
+                value = after[CubeState.OWNED]
+            else:
+                take = 2.0 * after[CubeState.OWNED]
+                answer = max(take, 4.0 * after[CubeState.OWNED]) if beavers else take
+                value = min(after[state], max(answer, -1.0))
+            total += ROLL_P[r1] * value
+        out[state] = total
+    return out
+
+
+@pytest.mark.parametrize("beavers", [False, True])
+def test_the_search_is_the_cube_tree_over_any_leaf_values(beavers: bool) -> None:
+    """Random leaf values (some cells decided, some not): the vectorised search equals the tree roll by roll."""
+    rng = np.random.default_rng(7)
+    cells = rng.choice([0.0, 1.0, 0.3, 0.8], size=(3, 21, 21))
+    leaves = {state: rng.uniform(-1.5, 1.5, size=(3, 21, 21)) for state in CubeState}
+    eq = two_roll_money_equities(cells, beavers=beavers, leaves=leaves)
+    for k in range(3):
+        expected = _tree_by_loops({s: v[k] for s, v in leaves.items()}, beavers)
+        for state in CubeState:
+            assert eq[state][k] == pytest.approx(expected[state], abs=1e-12)
+
+
+def test_leaves_must_match_the_lookahead() -> None:
+    leaves = {state: np.zeros((2, 21, 21)) for state in CubeState}
+    with pytest.raises(CubeInputError, match="do not match the lookahead"):
+        two_roll_money_equities(np.full((3, 441), 0.5), leaves=leaves)
+
+
+def test_decided_leaves_are_the_exact_figures() -> None:
+    """Given the decided cells' own values as leaves, the search is the exact rule (Jacoby too)."""
+    p = return_shot(BIG, BIG[:5])[None]
+    for jacoby in (False, True):
+        exact = two_roll_money_equities(p, 1.4, 1.2, jacoby=jacoby)
+        leaves = decided_leaf_values(p, 1.4, 1.2, jacoby=jacoby)
+        searched = two_roll_money_equities(p, jacoby=jacoby, leaves=leaves)
+        for key, values in exact.items():
+            assert np.array_equal(values, searched[key])
+
+
+def test_nearly_decided_database_positions_are_searched_closer_to_their_exact_equities() -> None:
+    """Two-sided bear-offs with 1 to SEARCH_CELLS open lines of 441: jump_local's searched equities (the model only
+    at the open lines) against the database's exact ones, and its equities without the search."""
+    db = load_two_sided(progress=False)
+    idx = np.arange(0, N_TWO_SIDED, 97)
+    mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
+    idx = idx[(mine > 0) & (his > 0)]
+    chances = db.two_roll_win_chances(idx)
+    open_lines = uncertain_cells(chances)
+    near = (open_lines > 0) & (open_lines <= SEARCH_CELLS)
+    idx, chances = idx[near], chances[near]
+    assert len(idx) > 500
+    probs = np.zeros((len(idx), 5))
+    probs[:, 0] = db.win[idx]
+    model = jump_local(0.1, JumpApproximation.NUMERICAL)
+    searched = model.equities(probs, lookahead=chances)
+    alone = model.equities(probs, local_alpha=local_volatility(chances))
+    for k, state in enumerate((CubeState.CENTERED, CubeState.OWNED, CubeState.UNAVAILABLE)):
+        error = np.abs(searched[state] - db.no_double[k, idx]).mean()
+        assert error < 0.006
+        assert error < 0.4 * np.abs(alone[state] - db.no_double[k, idx]).mean()
+    model.search_cells = 0  # only decided lookaheads searched: the model alone here
+    unsearched = model.equities(probs, lookahead=chances)
+    assert np.array_equal(unsearched[CubeState.CENTERED], alone[CubeState.CENTERED])
+
+
+def test_gnubg_at_two_plies_agrees_with_the_search_where_a_few_lines_are_open() -> None:
+    """The fixture's late bear-offs with 1 to SEARCH_CELLS open lines: jump_local's searched no double against GNU
+    Backgammon 1.07's 2-ply one, money and match, and against the local model alone (which misses by far more)."""
+    fixture = json.loads(GNUBG_TWO_ROLL.read_text())
+    met = published_met()
+    db = load_two_sided(progress=False)
+    cases = fixture["cases"]
+    boards = np.stack([Position.from_id(c["position_id"]).array for c in cases])
+    roots, outcomes = db.probabilities(boards), db.two_roll_probabilities(boards)
+    money = jump_local(0.1, JumpApproximation.NUMERICAL)
+    misses: dict[str, list[tuple[float, float]]] = {"money": [], "match": []}
+    for case, root, cells in zip(cases, roots, outcomes, strict=True):
+        if not 0 < int(uncertain_cells(cells)) <= SEARCH_CELLS:
+            continue
+        state = CubeState(case["owner"])
+        chances = cells[:, 0]
+        if case["kind"] == "money":
+            searched = money.equities(root, lookahead=cells)[state]
+            alone = money.equities(root, local_alpha=local_volatility(chances))[state]
+            gnubg = case["equities"][1]
+        else:
+            score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
+            cube = MatchCube(score, case["cube"], state)
+            local = min(STATISTICAL_SCALE * float(local_volatility(chances, measure=VolatilityMeasure.MEAN_ABS)), 0.49)
+            searched = jump_cube_decision(root, met, cube, LINEAR_ALPHA, local, lookahead=cells).mwc.no_double
+            alone = jump_cube_decision(root, met, cube, LINEAR_ALPHA, local).mwc.no_double
+            gnubg = case["mwc"][1]
+        misses[case["kind"]].append((abs(float(searched) - gnubg), abs(float(alone) - gnubg)))
+    for kind, worst, mean in (("money", 0.03, 0.006), ("match", 0.004, 0.0005)):
+        found = np.array(misses[kind])
+        assert len(found) >= 20, kind
+        assert found[:, 0].max() < worst and found[:, 0].mean() < mean, kind
+        assert found[:, 0].mean() < 0.1 * found[:, 1].mean(), kind

@@ -183,3 +183,19 @@ def test_every_model_names_a_cube_the_opponent_owns_as_gnubg_does(evaluator: Eva
     for model in report.cube.money_models.values():
         assert (model.action, model.double_take, model.double_pass) == ("Cube not available", None, None)
         assert model.equity == model.no_double
+
+
+@pytest.mark.parametrize(
+    ("position_id", "note"),
+    [
+        ("AwAAMAAAAAAAAA", "; exact: decided within two rolls)"),
+        ("QQAAKAQAAAAAAA", "; two rolls searched: 55 of 441 lines open)"),
+        ("4HPwATDgc/ABMA", "numerical)"),
+    ],
+)
+def test_the_local_jump_row_says_where_it_took_the_two_roll_figures(
+    position_id: str, note: str, evaluator: Evaluator
+) -> None:
+    """The jump_local row's label names the exact figures (decided), the search (a few lines open) or neither."""
+    d = analyse(evaluator, Position.from_id(position_id), None, 0).cube.models()["jump_local"]
+    assert d.label.startswith("jump_local(remote_alpha=") and d.label.endswith(note)

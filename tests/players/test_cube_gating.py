@@ -9,7 +9,7 @@ import pytest
 
 from cube import local_volatility
 from cube.states import CubeState
-from cube.two_roll import decided
+from cube.two_roll import SEARCH_CELLS, decided, uncertain_cells
 from engine import Position
 from engine.errors import InvalidSpec
 from nets import load_evaluator
@@ -201,7 +201,7 @@ def test_two_players_on_one_net_share_each_lookahead(monkeypatch: pytest.MonkeyP
 
 def test_a_decided_game_takes_the_exact_decision_and_the_draw_can_ask_for_the_jump_models() -> None:
     """On a last roll (26 of 36 win) jump-local's decision is the exact one: no double 2P - 1, double/take twice it,
-    whatever the gate volatilities say; with ``exact_when_decided`` off it is the jump model's again."""
+    whatever the gate volatilities say; with ``two_roll_search`` off it is the jump model's again."""
     ev = load_evaluator()
     boards = LAST_ROLLS[0][None]
     assert Position.from_id("AwAAMAAAAAAAAA").array.tolist() == boards[0].tolist()
@@ -214,7 +214,27 @@ def test_a_decided_game_takes_the_exact_decision_and_the_draw_can_ask_for_the_ju
     assert exact.equity is not None
     assert float(exact.equity[0]) == pytest.approx(2 * (2 * 26 / 36 - 1), abs=1e-6)  # redouble, take
     assert decider.lookaheads_run == 1
-    decider.exact_when_decided = False
+    decider.two_roll_search = False
     model = decider.decide(boards, context)
     assert model.equity is not None
     assert float(model.equity[0]) < float(exact.equity[0]) - 0.1  # the jump model's last-roll artefact
+
+
+def test_a_nearly_decided_game_takes_the_two_roll_search() -> None:
+    """Three checkers against two in a bear-off, 55 of the 441 two-roll lines open: jump-local decides by the
+    two-roll search (the model only at the open lines) whatever the gate volatilities say; off, the model alone."""
+    ev = load_evaluator()
+    boards = Position.from_id("QQAAKAQAAAAAAA").array[None]
+    outcomes = two_roll_outcomes_batch(ev, boards)
+    assert 0 < int(uncertain_cells(outcomes)[0]) <= SEARCH_CELLS
+    strategy = parse_cube_spec("jump-local").strategy
+    assert strategy is not None
+    decider = CubeDecider(strategy, ev.evaluate_boards, lambda b: two_roll_outcomes_batch(ev, b))
+    context = CubeContext.money(np.array([CubeState.CENTERED]))
+    searched = decider.decide(boards, context)
+    expected = strategy.decide(ev.evaluate_boards(boards), CubeState.CENTERED, lookahead=outcomes)
+    assert searched.equity is not None and float(searched.equity[0]) == pytest.approx(float(expected.equity[0]))
+    assert decider.lookaheads_run == 1
+    decider.two_roll_search = False
+    alone = decider.decide(boards, context)
+    assert alone.equity is not None and float(alone.equity[0]) != pytest.approx(float(searched.equity[0]), abs=1e-3)

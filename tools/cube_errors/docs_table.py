@@ -9,8 +9,9 @@ Prints the summary figures ("The full run so far") and the markdown rows of the 
 ``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given. ``--deeper``
 prints instead the rows of the table of the models deciding from the net at 1 and 2 plies (reports
 with ``--model-plies``), with their by-cube figures. ``--decided`` counts the decisions whose two-roll
-lookahead shows the game decided, and the decisions each model takes otherwise with the exact rule
-(:mod:`cube.two_roll`) than without it.
+lookahead shows the game decided or nearly (at most ``SEARCH_CELLS`` lines open), and the decisions each
+model takes otherwise with the two-roll rule (:mod:`cube.two_roll`: exact where decided, searched where
+nearly) than without it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from benchmarks.experiments.cube_errors import (
     read_shards,
     run_cube_errors,
 )
-from cube.two_roll import decided
+from cube.two_roll import SEARCH_CELLS, uncertain_cells
 from nets.evaluator import Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
 
@@ -100,13 +101,16 @@ def main() -> int:
 
 
 def decided_counts() -> None:
-    """How many committed decisions are decided within two rolls, and where each model's decision changes with the
-    exact rule (its action or its answer to a double, asked as scoring and as the draw ask it)."""
+    """How many committed decisions are decided within two rolls or nearly, and where each model's decision changes
+    with the two-roll rule (its action or its answer to a double, asked as scoring and as the draw ask it)."""
     data = read_shards(FULL_RUN)
     assert data is not None
     evaluator = load_evaluator()
-    sure = np.flatnonzero(decided(two_roll_outcomes_batch(evaluator, data.boards)))
-    print(f"{len(sure)} of the {len(data):,} decisions are decided within two rolls")
+    open_lines = uncertain_cells(two_roll_outcomes_batch(evaluator, data.boards))
+    sure = np.flatnonzero(open_lines <= SEARCH_CELLS)
+    nearly = np.flatnonzero((open_lines > 0) & (open_lines <= SEARCH_CELLS))
+    print(f"{len(sure) - len(nearly)} of the {len(data):,} decisions are decided within two rolls")
+    print(f"{len(nearly)} more nearly (1 to {SEARCH_CELLS} of the 441 lines open): decisions {nearly.tolist()}")
     boards, owned = data.boards[sure], data.owned[sure]
     for spec in DEFAULT_MODELS:
         evaluators: dict[str, Evaluator] = {}
