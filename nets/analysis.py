@@ -106,11 +106,14 @@ class CubeOutcomes:
     optimal: float | None
 
 
-def _model_json(label: str, position_class: str | None, **figures: Any) -> dict[str, Any]:
-    """A cube model's ``eval --json`` entry: its label, gnubg's position class where it has one, its figures."""
+def _model_json(label: str, position_class: str | None, open_lines: int | None, **figures: Any) -> dict[str, Any]:
+    """A cube model's ``eval --json`` entry: its label, gnubg's position class or the two-roll rule's open lines
+    where it has one, its figures."""
     out: dict[str, Any] = {"label": label}
     if position_class is not None:
         out["position_class"] = position_class
+    if open_lines is not None:
+        out["two_roll_open_lines"] = open_lines
     return out | figures
 
 
@@ -118,7 +121,9 @@ def _model_json(label: str, position_class: str | None, **figures: Any) -> dict[
 class MoneyModelAdvice:
     """One cube model's money decision: equities per unit of the cube (None where the side on roll cannot double).
 
-    ``position_class`` is the class gnubg's model took its cube life from (None for other models).
+    ``position_class`` is the class gnubg's model took its cube life from (None for other models);
+    ``open_lines`` the open lines of 441 where the local jump model took the two-roll rule's figures (0: exact,
+    the game decided; more: searched), None where the model decided alone.
     """
 
     label: str
@@ -128,12 +133,14 @@ class MoneyModelAdvice:
     double_pass: float | None
     equity: float
     position_class: str | None = None
+    open_lines: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The model's entry in ``eval --json``."""
         return _model_json(
             self.label,
             self.position_class,
+            self.open_lines,
             action=self.action,
             no_double=self.no_double,
             double_take=self.double_take,
@@ -146,7 +153,9 @@ class MoneyModelAdvice:
 class MatchModelAdvice:
     """One cube model's decision at a match score: the outcomes as MWC and as normalised equity.
 
-    ``position_class`` is the class gnubg's model took its cube life from (None for other models).
+    ``position_class`` is the class gnubg's model took its cube life from (None for other models);
+    ``open_lines`` the open lines of 441 where the local jump model took the two-roll rule's figures (0: exact,
+    the game decided; more: searched), None where the model decided alone.
     """
 
     label: str
@@ -156,12 +165,14 @@ class MatchModelAdvice:
     mwc: CubeOutcomes
     equity: CubeOutcomes
     position_class: str | None = None
+    open_lines: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The model's entry in ``eval --json``."""
         return _model_json(
             self.label,
             self.position_class,
+            self.open_lines,
             action=self.action,
             optional=self.optional,
             cubeful_mwc=self.cubeful_mwc,
@@ -243,6 +254,7 @@ def match_cube_models(
             cubeful_mwc=round(d.mwc.optimal, 6),
             mwc=_outcomes(d.mwc),
             equity=_outcomes(d.equity),
+            open_lines=searched if name == "jump_local" else None,
         )
     return out
 
@@ -402,6 +414,7 @@ def analyse(
                 double_take=round(local.double_take, 6) if can_double else None,
                 double_pass=round(local.double_pass, 6) if can_double else None,
                 equity=round(local.equity, 6),
+                open_lines=searched,
             ),
         }
         report = CubeReport(state, money_models=models, jacoby=jacoby, beavers=MONEY_BEAVERS)

@@ -186,16 +186,21 @@ def test_every_model_names_a_cube_the_opponent_owns_as_gnubg_does(evaluator: Eva
 
 
 @pytest.mark.parametrize(
-    ("position_id", "note"),
+    ("ids", "note", "open_lines"),
     [
-        ("AwAAMAAAAAAAAA", "; exact: decided within two rolls)"),
-        ("QQAAKAQAAAAAAA", "; two rolls searched: 55 of 441 lines open)"),
-        ("4HPwATDgc/ABMA", "numerical)"),
+        ("AwAAMAAAAAAAAA:cAkAAAAAAAAA", "; exact: decided within two rolls)", 0),
+        ("QQAAKAQAAAAAAA:cAkAAAAAAAAA", "; two rolls searched: 55 of 441 lines open)", 55),
+        ("4HPwATDgc/ABMA:cAkAAAAAAAAA", "numerical)", None),
+        ("AwAAMAAAAAAAAA:cAngADAAKAAE", "; exact: decided within two rolls)", 0),
+        ("QQAAKAQAAAAAAA:cAngADAAKAAE", "; two rolls searched: 55 of 441 lines open)", 55),
     ],
 )
 def test_the_local_jump_row_says_where_it_took_the_two_roll_figures(
-    position_id: str, note: str, evaluator: Evaluator
+    ids: str, note: str, open_lines: int | None, evaluator: Evaluator
 ) -> None:
-    """The jump_local row's label names the exact figures (decided), the search (a few lines open) or neither."""
-    d = analyse(evaluator, Position.from_id(position_id), None, 0).cube.models()["jump_local"]
+    """The jump_local row's label and JSON name the exact figures (decided), the search (a few lines open) or
+    neither, in money play and at a match score."""
+    position, match = Position.from_id(ids.split(":")[0]), MatchState.from_id(ids.split(":")[1])
+    d = analyse(evaluator, position, match, 0, published_met()).cube.models()["jump_local"]
     assert d.label.startswith("jump_local(remote_alpha=") and d.label.endswith(note)
+    assert d.to_json().get("two_roll_open_lines") == open_lines
