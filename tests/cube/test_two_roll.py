@@ -5,7 +5,8 @@ Hand-computed trees (a last roll; a miss that leaves the opponent a last roll of
 Jacoby rule, a match score, every decided position of the exact two-sided bear-off database
 against its cubeful money equities, and GNU Backgammon's 2-ply cube evaluation of decided bear-offs
 in money games and at match scores (tests/fixtures/gnubg_two_roll.json); the search's tree against the same
-tree written out roll by roll, and its equities against the database's where a few lines are open.
+tree written out roll by roll, and its equities against the database's where a few lines are open; late races
+outside the two-sided database against gnubg's 2-ply (tests/fixtures/gnubg_late_race.json).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from cube.two_roll import (
 )
 from cube.volatility import ROLLS, VolatilityMeasure, local_volatility
 from engine import Position
+from nets import load_evaluator
 from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, load_two_sided
+from nets.volatility import two_roll_outcomes_batch
 
 ROLL_P = np.array([1.0 / 36.0 if a == b else 1.0 / 18.0 for a, b in ROLLS])
 # a set of rolls that win 26 times in 36, as the last roll of AwAAMAAAAAAAAA does: doubles, and 10 of the 15 others
@@ -391,3 +394,40 @@ def test_gnubg_at_two_plies_agrees_with_the_search_where_a_few_lines_are_open() 
         assert len(found) >= 20, kind
         assert found[:, 0].max() < worst and found[:, 0].mean() < mean, kind
         assert found[:, 0].mean() < 0.1 * found[:, 1].mean(), kind
+
+
+GNUBG_LATE_RACE = GNUBG_TWO_ROLL.with_name("gnubg_late_race.json")
+
+
+def test_gnubg_at_two_plies_agrees_in_late_races_outside_the_two_sided_database() -> None:
+    """One side with one to three checkers against seven to nine (the net's lookahead and one-sided database, not
+    the two-sided one): where the lookahead shows the game decided the local model's figures are gnubg's 2-ply
+    ones; where a few lines are open, the search's are close. These races are lopsided wherever the rule acts."""
+    fixture = json.loads(GNUBG_LATE_RACE.read_text())
+    met = published_met()
+    ev = load_evaluator()
+    cases = fixture["cases"]
+    boards = np.stack([Position.from_id(c["position_id"]).array for c in cases])
+    roots, outcomes = ev.evaluate_boards(boards), two_roll_outcomes_batch(ev, boards)
+    money = jump_local(0.1, JumpApproximation.NUMERICAL)
+    misses: dict[tuple[bool, str], list[float]] = {}
+    for case, root, cells in zip(cases, roots, outcomes, strict=True):
+        open_lines = int(uncertain_cells(cells))
+        if open_lines > SEARCH_CELLS:
+            continue
+        state = CubeState(case["owner"])
+        if case["kind"] == "money":
+            ours, gnubg = money.equities(root, lookahead=cells)[state], case["equities"][1]
+        else:
+            score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
+            cube = MatchCube(score, case["cube"], state)
+            ours = jump_cube_decision(root, met, cube, LINEAR_ALPHA, 0.1, lookahead=cells).mwc.no_double
+            gnubg = case["mwc"][1]
+        misses.setdefault((open_lines == 0, case["kind"]), []).append(abs(float(ours) - gnubg))
+    for (exact, kind), found in misses.items():
+        assert len(found) >= 20, (exact, kind)
+        if exact:
+            assert max(found) < 2e-4, kind
+        else:
+            assert max(found) < 0.005 and np.mean(found) < 0.001, kind
+    assert len(misses) == 4

@@ -1,6 +1,7 @@
-"""Generate tests/fixtures/gnubg_two_roll.json: GNU Backgammon 1.07's 2-ply cube decisions of late bear-offs.
+"""Generate tests/fixtures/gnubg_two_roll.json and gnubg_late_race.json: GNU Backgammon 1.07's 2-ply cube
+decisions of late bear-offs and of late races outside the two-sided database.
 
-Run from the repository root (under a minute):
+Run from the repository root (a minute or two):
     /usr/games/gnubg -t -q -p tools/gnubg_fixtures/gen_two_roll.py > /dev/null
 
 Random two-sided bear-offs with one to three checkers a side, each with a money cube state or a
@@ -10,6 +11,11 @@ cubeful evaluation (its cube decisions at every node, the bear-off database at t
 exact answer that ``cube.two_roll`` computes; the tests pick those cases with the project's own
 database and compare. For each case the file holds gnubg's ``cfevaluate`` at 2 plies: optimal, no
 double, double/take, double/pass as normalised equity and as MWC, and the decision code.
+
+The second file holds the same for bear-off races where one side has one to three checkers left and the
+other seven to nine (so outside the two-sided database, up to six a side): the side with few checkers on
+roll or not. Their two-roll lines end in a finished game or a one-sided database's certainty, decided or
+nearly; gnubg's 2-ply takes its one-sided database at the leaves.
 """
 
 import os
@@ -22,6 +28,8 @@ import gnubg  # noqa: E402
 
 SEED = 20261127
 N_CASES = 240
+LATE_RACE_SEED = 20261128
+N_LATE_RACE = 200
 EC_2PLY = {"cubeful": 1, "plies": 2, "deterministic": 1, "prune": 0, "noise": 0.0}
 ON_ROLL, OPPONENT, CENTRED = 1, 0, -1
 OWNER_NAME = {CENTRED: "centered", ON_ROLL: "owned", OPPONENT: "unavailable"}
@@ -31,6 +39,14 @@ def bearoff_side(rng):
     """One to three checkers on the home board (gnubg's 25 counts, index 0 = ace)."""
     side = [0] * 25
     for _ in range(rng.randint(1, 3)):
+        side[rng.randrange(0, 6)] += 1
+    return side
+
+
+def crowded_side(rng):
+    """Seven to nine checkers on the home board (outside the two-sided database)."""
+    side = [0] * 25
+    for _ in range(rng.randint(7, 9)):
         side[rng.randrange(0, 6)] += 1
     return side
 
@@ -59,15 +75,12 @@ def match_situation(rng):
     return (n, score, 0, rng.choice(cubes), owner) if cubes else (n, score, 0, 1, CENTRED)
 
 
-def main():
-    rng = random.Random(SEED)
-    G.quiet_setup(SEED)
-    gnubg.command("set jacoby off")
-    gnubg.command("set beavers 0")
+def cube_cases(rng, n_cases, board_of):
+    """``n_cases`` distinct (board, money or match situation) cases with gnubg's 2-ply cube evaluation."""
     cases = []
     seen = set()
-    while len(cases) < N_CASES:
-        board = [bearoff_side(rng), bearoff_side(rng)]
+    while len(cases) < n_cases:
+        board = board_of(rng)
         length, score, crawford, cube, owner = money_situation(rng) if rng.random() < 0.3 else match_situation(rng)
         key = (gnubg.positionid(board), length, score, crawford, cube, owner)
         if key in seen:
@@ -91,19 +104,39 @@ def main():
                 "decision_text": text,
             }
         )
+    return cases
+
+
+def late_race(rng):
+    """One side with one to three checkers, the other with seven to nine; either on roll."""
+    few, many = bearoff_side(rng), crowded_side(rng)
+    return [many, few] if rng.random() < 0.5 else [few, many]
+
+
+def write(name, seed, cases):
     counts = G.count_by(cases, "kind")
     met = gnubg.met(11)
     out = {
         "generator": "tools/gnubg_fixtures/gen_two_roll.py (gnubg.cfevaluate, 2-ply cubeful, side on roll = board1 "
         "of position_id = gnubg's player 1; score is [side on roll, opponent])",
         "gnubg_version": G.gnubg_version(),
-        "seed": SEED,
+        "seed": seed,
         "evalcontext": EC_2PLY,
         "met": {"pre_crawford": met[0], "post_crawford_player0": met[1], "post_crawford_player1": met[2]},
         "kind_counts": counts,
         "cases": cases,
     }
-    G.write_cases("gnubg_two_roll.json", out, counts)
+    G.write_cases(name, out, counts)
+
+
+def main():
+    G.quiet_setup(SEED)
+    gnubg.command("set jacoby off")
+    gnubg.command("set beavers 0")
+    rng = random.Random(SEED)
+    write("gnubg_two_roll.json", SEED, cube_cases(rng, N_CASES, lambda r: [bearoff_side(r), bearoff_side(r)]))
+    rng = random.Random(LATE_RACE_SEED)
+    write("gnubg_late_race.json", LATE_RACE_SEED, cube_cases(rng, N_LATE_RACE, late_race))
 
 
 main()
