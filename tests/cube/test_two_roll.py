@@ -378,8 +378,8 @@ def test_gnubg_at_two_plies_agrees_with_the_search_where_a_few_lines_are_open() 
         state = CubeState(case["owner"])
         chances = cells[:, 0]
         if case["kind"] == "money":
-            searched = money.equities(root, lookahead=cells)[state]
-            alone = money.equities(root, local_alpha=local_volatility(chances))[state]
+            searched = float(money.equities(root, lookahead=cells)[state])
+            alone = float(money.equities(root, local_alpha=local_volatility(chances))[state])
             gnubg = case["equities"][1]
         else:
             score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
@@ -388,7 +388,7 @@ def test_gnubg_at_two_plies_agrees_with_the_search_where_a_few_lines_are_open() 
             searched = jump_cube_decision(root, met, cube, LINEAR_ALPHA, local, lookahead=cells).mwc.no_double
             alone = jump_cube_decision(root, met, cube, LINEAR_ALPHA, local).mwc.no_double
             gnubg = case["mwc"][1]
-        misses[case["kind"]].append((abs(float(searched) - gnubg), abs(float(alone) - gnubg)))
+        misses[case["kind"]].append((abs(searched - gnubg), abs(alone - gnubg)))
     for kind, worst, mean in (("money", 0.03, 0.006), ("match", 0.004, 0.0005)):
         found = np.array(misses[kind])
         assert len(found) >= 20, kind
@@ -417,13 +417,13 @@ def test_gnubg_at_two_plies_agrees_in_late_races_outside_the_two_sided_database(
             continue
         state = CubeState(case["owner"])
         if case["kind"] == "money":
-            ours, gnubg = money.equities(root, lookahead=cells)[state], case["equities"][1]
+            ours, gnubg = float(money.equities(root, lookahead=cells)[state]), case["equities"][1]
         else:
             score = MatchScore.from_scores(case["length"], case["score"][0], case["score"][1], case["crawford"])
             cube = MatchCube(score, case["cube"], state)
             ours = jump_cube_decision(root, met, cube, LINEAR_ALPHA, 0.1, lookahead=cells).mwc.no_double
             gnubg = case["mwc"][1]
-        misses.setdefault((open_lines == 0, case["kind"]), []).append(abs(float(ours) - gnubg))
+        misses.setdefault((open_lines == 0, case["kind"]), []).append(abs(ours - gnubg))
     for (exact, kind), found in misses.items():
         assert len(found) >= 20, (exact, kind)
         if exact:
