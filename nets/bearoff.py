@@ -72,6 +72,7 @@ __all__ = [
     "cache_dir",
     "covered_by_one_sided",
     "covered_by_two_sided",
+    "games_on",
     "load_one_sided",
     "load_two_sided",
     "one_sided_index",
@@ -760,6 +761,12 @@ def load_one_sided(progress: bool = True, rebuild: bool = False) -> OneSidedData
         )
         _ONE = OneSidedDatabase(off_all, off_first)
     return _ONE
+
+
+def games_on(indices: np.ndarray) -> np.ndarray:
+    """The two-sided database indices among ``indices`` whose position has checkers on both sides (a game on)."""
+    mine, his = np.divmod(indices, N_TWO_SIDED_SIDE)
+    return indices[(mine > 0) & (his > 0)]
 
 
 def load_two_sided(progress: bool = True, rebuild: bool = False) -> TwoSidedDatabase:

@@ -37,7 +37,7 @@ from cube.two_roll import (
 from cube.volatility import ROLLS, VolatilityMeasure, local_volatility
 from engine import Position
 from nets import load_evaluator
-from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, load_two_sided
+from nets.bearoff import N_TWO_SIDED, games_on, load_two_sided
 from nets.volatility import two_roll_outcomes_batch
 
 ROLL_P = np.array([1.0 / 36.0 if a == b else 1.0 / 18.0 for a, b in ROLLS])
@@ -167,9 +167,7 @@ def test_every_decided_database_position_matches_its_exact_cubeful_equities() ->
     checked = 0
     worst = 0.0
     for start in range(0, N_TWO_SIDED, 50_000):
-        idx = np.arange(start, min(start + 50_000, N_TWO_SIDED))
-        mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
-        idx = idx[(mine > 0) & (his > 0)]
+        idx = games_on(np.arange(start, min(start + 50_000, N_TWO_SIDED)))
         chances = db.two_roll_win_chances(idx)
         sure = decided(chances)
         eq = two_roll_money_equities(chances[sure])
@@ -339,9 +337,7 @@ def test_nearly_decided_database_positions_are_searched_closer_to_their_exact_eq
     """Two-sided bear-offs with 1 to SEARCH_CELLS open lines of 441: jump_local's searched equities (the model only
     at the open lines) against the database's exact ones, and its equities without the search."""
     db = load_two_sided(progress=False)
-    idx = np.arange(0, N_TWO_SIDED, 97)
-    mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
-    idx = idx[(mine > 0) & (his > 0)]
+    idx = games_on(np.arange(0, N_TWO_SIDED, 97))
     chances = db.two_roll_win_chances(idx)
     open_lines = uncertain_cells(chances)
     near = (open_lines > 0) & (open_lines <= SEARCH_CELLS)

@@ -22,7 +22,7 @@ from cube.states import CubeState
 from cube.strategy import JumpApproximation, JumpStrategy, jump_local
 from cube.two_roll import SEARCH_CELLS, uncertain_cells
 from cube.volatility import local_volatility
-from nets.bearoff import N_TWO_SIDED, N_TWO_SIDED_SIDE, TwoSidedDatabase, load_two_sided
+from nets.bearoff import N_TWO_SIDED, TwoSidedDatabase, games_on, load_two_sided
 
 #: Groups by the number of open lines, each from its edge to the next one's less 1.
 EDGES = (0, 1, 11, 51, 201, SEARCH_CELLS + 1, 301, 442)
@@ -58,9 +58,7 @@ def equity_misses(db: TwoSidedDatabase, model: JumpStrategy) -> None:
     misses = {(search, state): [0.0, 0.0] for search in (False, True) for state in states}  # sum, largest
     n = 0
     for start in range(0, N_TWO_SIDED, CHUNK):
-        idx = np.arange(start, min(start + CHUNK, N_TWO_SIDED))
-        mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
-        idx = idx[(mine > 0) & (his > 0)]
+        idx = games_on(np.arange(start, min(start + CHUNK, N_TWO_SIDED)))
         chances = db.two_roll_win_chances(idx)
         open_lines = uncertain_cells(chances)
         near = (open_lines > 0) & (open_lines <= SEARCH_CELLS)
@@ -95,9 +93,7 @@ def main() -> int:
     groups = len(EDGES) - 1
     totals = {(search, kind): np.zeros((groups, 3)) for search in (False, True) for kind in KINDS}
     for start in range(0, N_TWO_SIDED, CHUNK):
-        idx = np.arange(start, min(start + CHUNK, N_TWO_SIDED))
-        mine, his = np.divmod(idx, N_TWO_SIDED_SIDE)
-        idx = idx[(mine > 0) & (his > 0)]
+        idx = games_on(np.arange(start, min(start + CHUNK, N_TWO_SIDED)))
         group = np.digitize(uncertain_cells(db.two_roll_win_chances(idx)), EDGES[1:-1])
         idx, group = idx[(group < 5) | (idx % SAMPLE == 0)], group[(group < 5) | (idx % SAMPLE == 0)]
         for search in (False, True):
