@@ -1,6 +1,6 @@
 """The optimum of a sweep: a generalised least-squares polynomial fit of ppg against the swept
-parameter, its degree chosen by a rule fixed in advance, with confidence intervals for the arg-max
-from a bootstrap over game pairs.
+parameter, its degree chosen by one rule for every curve (set on 2026-11-26, after the first fits
+had been seen), with confidence intervals for the arg-max from a bootstrap over game pairs.
 
 All points of a sweep play the same dice (pair ``k`` of every point is rolled from the same
 seed), so the errors of their mean ppg are correlated (0.6 to 0.9 between neighbours). The fit is
@@ -13,10 +13,11 @@ its standard error.
 
 The rule (:data:`RULE`): fit degrees 2, 3 and 4 and start from the quadratic; step up one degree
 while the step lowers the GLS chi2 by more than a chi2 on one degree of freedom would at p < 0.05,
-and stop at the first step that does not, or at degree 4. The covariance is measured from tens of
-thousands of pairs, so the residual scale is known and the likelihood-ratio test of the nested
-fits is this chi2 difference (an F-test would estimate a scale that is already known). A degree
-needs at least one degree of freedom left, so a sweep of n points tries degrees up to n - 2.
+and stop at the first step that does not, or at degree 4. The covariance is estimated from
+thousands of pairs or more (a variance from n pairs is good to about sqrt(2/n), 3% at 2,000), so
+the residual scale is taken as known and the likelihood-ratio test of the nested fits is this chi2
+difference (an F-test would estimate that scale again). A degree needs at least one degree of
+freedom left, so a sweep of n points tries degrees up to n - 2.
 
 The bootstrap keeps the shared dice as well: each replicate draws one Poisson(1) weight per pair
 index and applies it to pair ``k`` of every point that played it, refits every degree (with the
@@ -362,13 +363,11 @@ def _peaks(coefficients: np.ndarray, low: float, high: float) -> tuple[np.ndarra
     return grid[k], values[np.arange(len(k)), k], (k == 0) | (k == GRID - 1)
 
 
-def _replicate_ppg(
-    rng: np.random.Generator, pair_points: Sequence[np.ndarray], ys: np.ndarray, exact: np.ndarray, count: int
+def _weighted_ppg(
+    weights: np.ndarray, pair_points: Sequence[np.ndarray], ys: np.ndarray, exact: np.ndarray
 ) -> np.ndarray:
-    """``count`` bootstrap replicates of the points' ppg (rows), pair k weighted alike at every point."""
-    n_max = max(len(p) for p in pair_points)
-    weights = rng.poisson(1.0, (count, n_max)).astype(float)
-    out = np.tile(ys, (count, 1))
+    """The points' ppg (columns) in each replicate (rows) whose weight of pair k is ``weights[:, k]`` at every point."""
+    out = np.tile(ys, (len(weights), 1))
     for i, p in enumerate(pair_points):
         if exact[i]:
             continue
@@ -379,6 +378,41 @@ def _replicate_ppg(
     return out
 
 
+def _replicate_ppg(
+    rng: np.random.Generator, pair_points: Sequence[np.ndarray], ys: np.ndarray, exact: np.ndarray, count: int
+) -> np.ndarray:
+    """``count`` bootstrap replicates of the points' ppg (rows), pair k weighted alike at every point."""
+    n_max = max(len(p) for p in pair_points)
+    return _weighted_ppg(rng.poisson(1.0, (count, n_max)).astype(float), pair_points, ys, exact)
+
+
+def bootstrap_peaks(
+    xs: Sequence[float],
+    pair_points: Sequence[np.ndarray],
+    degree: int,
+    weights: np.ndarray,
+    exact: Sequence[bool] | None = None,
+) -> np.ndarray:
+    """Where the GLS fit of ``degree`` peaks in each replicate whose pair k weighs ``weights[r, k]``, one per row.
+
+    ``pair_points`` and ``exact`` as :func:`fit_optimum` takes them; ``weights`` needs a column for
+    every pair any point played. Two sweeps played on the same dice (the same seed) and given the
+    same ``weights`` are bootstrapped together, so a difference of their optima keeps the dice they share.
+    """
+    x = np.asarray(xs, dtype=float)
+    exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
+    if weights.ndim != 2 or weights.shape[1] < max(len(p) for p in pair_points):
+        raise ValueError(f"weights of shape {weights.shape}: need a column for each of the points' pairs")
+    ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
+    matrix, _ = point_covariance(pair_points, exact_mask)
+    whitener = linalg.solve_triangular(np.linalg.cholesky(matrix), np.eye(len(matrix)), lower=True)
+    operator = _gls_operator(x, ~exact_mask, whitener, degree)
+    peaks, _, _ = _peaks(
+        _weighted_ppg(weights, pair_points, ys, exact_mask) @ operator.T, float(x.min()), float(x.max())
+    )
+    return peaks
+
+
 def fit_optimum(
     xs: Sequence[float],
     pair_points: Sequence[np.ndarray],
@@ -387,8 +421,9 @@ def fit_optimum(
     seed: int = 0,
     replicates: int = REPLICATES,
     covariance: Covariance = Covariance.ESTIMATED,
+    rule: DegreeRule = RULE,
 ) -> Optimum:
-    """Fit ppg(x) at every candidate degree by GLS, choose one by :data:`RULE` (or take ``degree``), locate the maxima.
+    """Fit ppg(x) at every candidate degree by GLS, choose one by ``rule`` (or take ``degree``), locate the maxima.
 
     ``pair_points[i]`` are A's mean points per pair at ``xs[i]`` (pair k is the same dice at every
     point), so the ppg is A's; ``exact`` marks points known without games (both players the same
@@ -399,7 +434,7 @@ def fit_optimum(
     x = np.asarray(xs, dtype=float)
     exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
     ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
-    degrees = RULE.candidates(len(x))
+    degrees = rule.candidates(len(x))
     if degree is not None and degree not in degrees:
         raise ValueError(f"degree {degree}: {len(x)} points are fitted at degrees {degrees[0]} to {degrees[-1]}")
     played = ~exact_mask
@@ -448,8 +483,8 @@ def fit_optimum(
                 at_edge=float(edges[:, k].mean()),
             )
         )
-    by_rule = int(RULE.choose(np.array([[f.chi2 for f in fits]]))[0])
-    chosen = RULE.choose(chi2s)
+    by_rule = int(rule.choose(np.array([[f.chi2 for f in fits]]))[0])
+    chosen = rule.choose(chi2s)
     selected = peaks[np.arange(replicates), chosen - degrees[0]]
     low, high = np.quantile(selected, [0.025, 0.975])
     aic = np.array([f.aic for f in fits])
@@ -461,7 +496,7 @@ def fit_optimum(
     return Optimum(
         degree=degree if degree is not None else by_rule,
         forced=degree is not None,
-        rule=RULE,
+        rule=rule,
         fits=tuple(fits),
         replicates=replicates,
         selected_ci95=(float(low), float(high)),

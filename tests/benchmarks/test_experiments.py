@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from arena import PlayerSpec, Rules, TournamentConfig, run_tournament
-from benchmarks.experiments.fit import RULE, Optimum, fit_optimum
+from benchmarks.experiments.fit import RULE, DegreeRule, Optimum, bootstrap_peaks, fit_optimum
 from benchmarks.experiments.ladder import LadderResult, LadderRow, run_ladder, select_rungs
 from benchmarks.experiments.local import LocalResult, ledger_path, run_local
 from benchmarks.experiments.provenance import claim_folder
@@ -105,6 +105,31 @@ def test_the_rule_takes_the_cubic_for_a_lopsided_curve_and_the_quadratic_for_a_p
     assert forced.degree == 4 and forced.forced and forced.fits == parabola.fits
     with pytest.raises(ValueError, match="degree 4"):
         fit_optimum([0.5, 0.6, 0.7, 0.8], _synthetic([0.5, 0.6, 0.7, 0.8], 0.66, 100, 0.3, seed=2), degree=4)
+
+
+def test_a_higher_cap_fits_more_degrees_and_keeps_the_lower_ones() -> None:
+    xs = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
+    pairs = _skewed(xs, 20000, 0.3, seed=2)
+    capped, wider = (
+        fit_optimum(xs, pairs, replicates=50),
+        fit_optimum(xs, pairs, replicates=50, rule=DegreeRule(last=6)),
+    )
+    assert [f.degree for f in wider.fits] == [2, 3, 4, 5, 6] and wider.rule.last == 6
+    assert [f.chi2 for f in wider.fits[:3]] == [f.chi2 for f in capped.fits] and wider.degree == capped.degree == 3
+    assert not wider.fitted_as(None)  # a fit by another rule is not the rule's
+
+
+def test_bootstrap_peaks_with_the_fits_own_weights_give_its_interval() -> None:
+    """Given the Poisson weights fit_optimum draws from its seed, bootstrap_peaks finds the same replicates."""
+    xs = [0.5, 0.6, 0.7, 0.8, 0.9]
+    pairs = _synthetic(xs, 0.66, 2000, 0.3, seed=4)
+    found = fit_optimum(xs, pairs, degree=2, replicates=100, seed=3)
+    weights = np.random.default_rng(3).poisson(1.0, (100, 2000)).astype(float)
+    peaks = bootstrap_peaks(xs, pairs, 2, weights)
+    assert peaks.shape == (100,)
+    assert tuple(np.quantile(peaks, [0.025, 0.975])) == found.fits[0].ci95
+    with pytest.raises(ValueError, match="a column for each"):
+        bootstrap_peaks(xs, pairs, 2, weights[:, :1999])
 
 
 def test_an_optimum_reads_back_and_an_older_result_is_refitted() -> None:
