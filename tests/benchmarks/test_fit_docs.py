@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -165,3 +167,48 @@ def test_a_repeat_refits_to_its_result_and_the_docs_quote_it(run: str, curve: st
         f"{DEGREE_NAMES[opt.degree]}",
     ):
         assert phrase in row[0], (run, curve, phrase)
+
+
+ROBUSTNESS = REPO / "tools" / "sweep_fits" / "robustness.py"
+
+
+def robustness(*args: str) -> Any:
+    """What ``tools/sweep_fits/robustness.py ARGS --json`` finds in the committed pairs."""
+    run = subprocess.run(
+        [sys.executable, str(ROBUSTNESS), *args, "--json"], capture_output=True, text=True, cwd=REPO, timeout=600
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+@pytest.mark.slow
+def test_the_docs_quote_the_two_nets_optima_bootstrapped_on_their_shared_dice() -> None:
+    found = robustness("same-dice")
+    prose = " ".join(DOC.read_text().split())
+    low, high = found["ci95"]
+    assert f"optima differ by {found['difference']:.3f} (TD minus shipped)" in prose
+    assert (
+        f"the difference has an SE of {found['paired_se']:.3f} and a 95% interval of [{low:+.3f}, {high:+.3f}]" in prose
+    )
+    assert f"the two optima hardly correlate, {found['correlation']:.2f}," in prose
+
+
+@pytest.mark.slow
+def test_the_docs_quote_what_a_higher_degree_cap_changes_on_the_shipped_nets_curves() -> None:
+    """The rule's cap at 5 takes the quintic on the nonlinear curve only and widens the numerical interval a little."""
+    records = {
+        (r["curve"], r["cap"]): r for r in robustness("degree-cap", "--run", "shipped-net-seed2", "--caps", "4,5")
+    }
+    prose = " ".join(DOC.read_text().split())
+    v = formatter("numerical")
+    at4, at5 = records["nonlinear", 4], records["nonlinear", 5]
+    assert (at4["degree"], at5["degree"]) == (4, 5)
+    assert all(records[c, 5]["degree"] == records[c, 4]["degree"] for c in ("janowski", "linear", "numerical"))
+    assert f"takes the quintic (step p {at5['top_p_step']:.2g})" in prose
+    ci, again = at5["ci95"], at5["selected_ci95"]
+    assert (
+        f"moves its optimum from {v(at4['best'])} to {v(at5['best'])} [{v(ci[0])}, {v(ci[1])}] "
+        f"([{v(again[0])}, {v(again[1])}] with the degree chosen again)" in prose
+    )
+    n4, n5 = records["numerical", 4]["selected_ci95"], records["numerical", 5]["selected_ci95"]
+    assert f"[{v(n5[0])}, {v(n5[1])}] against [{v(n4[0])}, {v(n4[1])}]" in prose
