@@ -1,12 +1,12 @@
 """The committed sweeps' fits: refitting ``pairs.npz`` by the rule gives ``result.json``, and the docs quote it.
 
 docs/experiments.md quotes, for each curve of experiments 1 and 2, the rule's optimum, its two
-intervals, the AIC-weighted optimum and every degree's optimum, interval, chi2 and step p-value.
-The phrases are built here from ``result.json`` and must appear in the curve's part of its table
-row, so a doc edit without a refit fails; and ``result.json`` must be what a refit of
-``pairs.npz`` gives, so a refit without a doc edit fails too. The optima, chi2 and p-values do
-not depend on the bootstrap and are checked against a quick refit; the intervals against the
-full one (a slow test).
+intervals and the AIC-weighted optimum in the curve's part of its table row, and every degree's
+optimum, interval, chi2 and step p-value in the table of every degree's fit. Both are built here
+from ``result.json`` and must be in the docs as built, so a doc edit without a refit fails; and
+``result.json`` must be what a refit of ``pairs.npz`` gives, so a refit without a doc edit fails too.
+The optima, chi2 and p-values do not depend on the bootstrap and are checked against a quick refit;
+the intervals against the full one (a slow test).
 """
 
 from __future__ import annotations
@@ -66,10 +66,20 @@ def quoted_phrases(curve: str, opt: Optimum) -> list[str]:
         f"[{v(opt.selected_ci95[0])}, {v(opt.selected_ci95[1])}] with the degree chosen again in every replicate",
         f"AIC-weighted {v(opt.aic_best)} +- {v(opt.aic_se)}",
     ]
-    for f in opt.fits:
-        phrase = f"{DEGREE_NAMES[f.degree]} {v(f.best)} [{v(f.ci95[0])}, {v(f.ci95[1])}], chi2 {f.chi2:.1f} on {f.dof}"
-        phrases.append(phrase + (f", step p {f.p_step:.2g}" if f.p_step is not None else ""))
     return phrases
+
+
+def degree_lines(curve: str, opt: Optimum) -> list[str]:
+    """The lines of the table of every degree's fit that the docs must hold for ``curve``, built from the fit."""
+    v = formatter(curve)
+    lines = []
+    for f in opt.fits:
+        name = DEGREE_NAMES[f.degree] + (" (the rule's)" if f.degree == opt.degree else "")
+        step = "" if f.p_step is None else f"{f.p_step:.2g}"
+        lines.append(
+            f"| {curve} | {name} | {v(f.best)} [{v(f.ci95[0])}, {v(f.ci95[1])}] | {f.chi2:.1f} on {f.dof} | {step} |"
+        )
+    return lines
 
 
 def committed_curve(curve: str, run: Path = COMMITTED) -> dict[str, Any]:
@@ -106,6 +116,8 @@ def test_the_docs_quote_the_committed_fit(curve: str) -> None:
     part = doc_part(curve)
     missing = [p for p in quoted_phrases(curve, opt) if p not in part]
     assert not missing, f"docs/experiments.md, {curve}: not quoted as result.json has it: {missing}"
+    table = [line.strip() for line in DOC.read_text().splitlines() if line.startswith(f"| {curve} | ")]
+    assert table == degree_lines(curve, opt), f"docs/experiments.md, {curve}: every degree's fit as result.json has it"
 
 
 @pytest.mark.parametrize("curve", list(ROWS))
