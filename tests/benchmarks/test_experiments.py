@@ -114,7 +114,7 @@ def test_a_higher_cap_fits_more_degrees_and_keeps_the_lower_ones() -> None:
         fit_optimum(xs, pairs, replicates=50),
         fit_optimum(xs, pairs, replicates=50, rule=DegreeRule(last=6)),
     )
-    assert [f.degree for f in wider.fits] == [2, 3, 4, 5, 6] and wider.rule.last == 6
+    assert [f.degree for f in wider.fits] == [2, 3, 4, 5, 6] and wider.rule == DegreeRule(last=6)
     assert [f.chi2 for f in wider.fits[:3]] == [f.chi2 for f in capped.fits] and wider.degree == capped.degree == 3
     assert not wider.fitted_as(None)  # a fit by another rule is not the rule's
 
