@@ -14,9 +14,9 @@ its standard error.
 The rule (:data:`RULE`): fit degrees 2, 3 and 4 and start from the quadratic; step up one degree
 while the step lowers the GLS chi2 by more than a chi2 on one degree of freedom would at p < 0.05,
 and stop at the first step that does not, or at degree 4. The covariance is estimated from
-thousands of pairs or more (a variance from n pairs is good to about sqrt(2/n), 3% at 2,000), so
-the residual scale is taken as known and the likelihood-ratio test of the nested fits is this chi2
-difference (an F-test would estimate that scale again). A degree needs at least one degree of
+thousands of pairs or more, so the residual scale is taken as known and the likelihood-ratio test
+of the nested fits is this chi2 difference (an F-test would estimate that scale again); the points
+are heavy-tailed, so the p-values are approximate (docs/experiments.md). A degree needs at least one degree of
 freedom left, so a sweep of n points tries degrees up to n - 2.
 
 The bootstrap keeps the shared dice as well: each replicate draws one Poisson(1) weight per pair
