@@ -40,7 +40,8 @@ from nets.evaluator import Evaluator, load_evaluator
 from nets.volatility import two_roll_outcomes_batch
 
 FULL_RUN = Path(__file__).resolve().parents[2] / "results" / "experiments" / "cube-errors"
-# The decisions committed before the two-roll rule was written (2026-11-27): 64 shards; later ones are out of sample.
+# Decisions from here on were rolled out after the two-roll rule was written (2026-11-27: the run stood at 61 to 64
+# shards while it was written), so they are out of sample for it.
 AFTER_THE_RULE = 1280
 
 
