@@ -386,6 +386,18 @@ def _replicate_ppg(
     return _weighted_ppg(rng.poisson(1.0, (count, n_max)).astype(float), pair_points, ys, exact)
 
 
+def _gls_inputs(
+    xs: Sequence[float], pair_points: Sequence[np.ndarray], exact: Sequence[bool] | None, covariance: Covariance
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, PointCovariance]:
+    """(x, exact mask, the points' mean ppg, the whitener L^-1 of their covariance, what that covariance is)."""
+    x = np.asarray(xs, dtype=float)
+    exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
+    ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
+    matrix, info = point_covariance(pair_points, exact_mask, covariance)
+    whitener = linalg.solve_triangular(np.linalg.cholesky(matrix), np.eye(len(matrix)), lower=True)
+    return x, exact_mask, ys, whitener, info
+
+
 def bootstrap_peaks(
     xs: Sequence[float],
     pair_points: Sequence[np.ndarray],
@@ -399,13 +411,9 @@ def bootstrap_peaks(
     every pair any point played. Two sweeps played on the same dice (the same seed) and given the
     same ``weights`` are bootstrapped together, so a difference of their optima keeps the dice they share.
     """
-    x = np.asarray(xs, dtype=float)
-    exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
     if weights.ndim != 2 or weights.shape[1] < max(len(p) for p in pair_points):
         raise ValueError(f"weights of shape {weights.shape}: need a column for each of the points' pairs")
-    ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
-    matrix, _ = point_covariance(pair_points, exact_mask)
-    whitener = linalg.solve_triangular(np.linalg.cholesky(matrix), np.eye(len(matrix)), lower=True)
+    x, exact_mask, ys, whitener, _ = _gls_inputs(xs, pair_points, exact, Covariance.ESTIMATED)
     operator = _gls_operator(x, ~exact_mask, whitener, degree)
     peaks, _, _ = _peaks(
         _weighted_ppg(weights, pair_points, ys, exact_mask) @ operator.T, float(x.min()), float(x.max())
@@ -431,15 +439,11 @@ def fit_optimum(
     if the points were independent (the weighted least-squares fit; never the rule's headline).
     Raises ValueError for a ``degree`` the rule does not fit to these points.
     """
-    x = np.asarray(xs, dtype=float)
-    exact_mask = np.asarray(exact if exact is not None else [len(p) == 0 for p in pair_points], dtype=bool)
-    ys = np.array([0.0 if e else float(p.mean()) for p, e in zip(pair_points, exact_mask, strict=True)])
-    degrees = rule.candidates(len(x))
+    degrees = rule.candidates(len(xs))
     if degree is not None and degree not in degrees:
-        raise ValueError(f"degree {degree}: {len(x)} points are fitted at degrees {degrees[0]} to {degrees[-1]}")
+        raise ValueError(f"degree {degree}: {len(xs)} points are fitted at degrees {degrees[0]} to {degrees[-1]}")
+    x, exact_mask, ys, whitener, info = _gls_inputs(xs, pair_points, exact, covariance)
     played = ~exact_mask
-    matrix, info = point_covariance(pair_points, exact_mask, covariance)
-    whitener = linalg.solve_triangular(np.linalg.cholesky(matrix), np.eye(len(matrix)), lower=True)
     operators = [_gls_operator(x, played, whitener, d) for d in degrees]
     low_x, high_x = float(x.min()), float(x.max())
 
