@@ -12,7 +12,8 @@ with ``--model-plies``), with their by-cube figures. ``--decided`` counts the de
 lookahead shows the game decided or nearly (at most ``SEARCH_CELLS`` lines open), and the decisions each
 model takes otherwise with the two-roll rule (:mod:`cube.two_roll`: exact where decided, searched where
 nearly) than without it; then each model's paired difference from Janowski with and without the rule, over
-all decisions and over those rolled out after the rule was written (from decision ``AFTER_THE_RULE`` on),
+all decisions, over those rolled out before and after the rule was written (from decision ``AFTER_THE_RULE``
+on), and the later part's difference minus the earlier's (independent decisions: the SEs add in quadrature),
 since the rule was written after the run had shown one of the errors it removes.
 """
 
@@ -137,13 +138,47 @@ def decided_counts() -> None:
             ("without", draw_player(spec, None, evaluators)),
         ):
             diff = decision_errors(data, *model_decisions(player, data.boards, data.owned)) - baseline
-            for where, mask in (("all", slice(None)), (f"from {AFTER_THE_RULE:,}", later)):
+            parts = {}
+            for where, mask in (
+                ("all", np.full(len(data), True)),
+                (f"before {AFTER_THE_RULE:,}", ~later),
+                (f"from {AFTER_THE_RULE:,}", later),
+            ):
                 d = diff[mask]
                 if len(d) > 1:
-                    mean, se = 1000 * d.mean(), 1000 * d.std(ddof=1) / np.sqrt(len(d))
-                    p = 2 * stats.norm.sf(abs(mean / se))
-                    cuts.append(f"{name}, {where} ({len(d):,}): {mean:+.1f} (SE {se:.1f}, p = {p:.2g})")
+                    parts[where] = mean, se = 1000 * d.mean(), 1000 * d.std(ddof=1) / np.sqrt(len(d))
+                    cuts.append(f"{name}, {where} ({len(d):,}): {mean:+.1f} (SE {se:.1f}, p = {_p(mean, se):.2g})")
+            if len(parts) == 3:
+                # The two parts hold different decisions, so their difference's SE adds theirs in quadrature; a few
+                # large errors make the differences heavy-tailed, so a permutation test says it without the normal.
+                (before, se_before), (after, se_after) = list(parts.values())[1:]
+                gap, se = after - before, float(np.hypot(se_before, se_after))
+                cuts.append(
+                    f"{name}, later part minus earlier: {gap:+.1f} (SE {se:.1f}, p = {_p(gap, se):.2g}; "
+                    f"{PERMUTATIONS:,} permutations, p = {_permutation_p(1000 * diff, later):.2g})"
+                )
         print(f"  {spec} minus {first}, mp a decision: " + "; ".join(cuts))
+
+
+PERMUTATIONS = 10_000
+
+
+def _permutation_p(diff: np.ndarray, later: np.ndarray, seed: int = 0) -> float:
+    """The two-sided p that the later decisions' mean ``diff`` differs from the earlier's this much by chance: the
+    share of random splits of the same sizes (``PERMUTATIONS`` of them, seeded) whose gap is at least as large."""
+    observed = abs(diff[later].mean() - diff[~later].mean())
+    rng = np.random.default_rng(seed)
+    n_later, hits = int(later.sum()), 0
+    for _ in range(PERMUTATIONS // 1000):
+        shuffled = diff[np.argsort(rng.random((1000, len(diff))), axis=1)]
+        gaps = shuffled[:, :n_later].mean(axis=1) - shuffled[:, n_later:].mean(axis=1)
+        hits += int((np.abs(gaps) >= observed - 1e-12).sum())
+    return (hits + 1) / (PERMUTATIONS + 1)
+
+
+def _p(mean: float, se: float) -> float:
+    """The two-sided normal p-value of a mean at its SE."""
+    return float(2 * stats.norm.sf(abs(mean / se)))
 
 
 def deeper_rows() -> None:
