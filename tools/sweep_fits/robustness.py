@@ -42,9 +42,14 @@ CURVES = ("janowski", "linear", "nonlinear", "numerical")
 REPLICATES = 2000
 
 
+def experiment_of(curve: str) -> str:
+    """The experiment whose sweep plays ``curve``: Janowski's x, or one of the jump model's three curves."""
+    return "janowski" if curve == "janowski" else "jump"
+
+
 def curve_points(folder: Path, curve: str) -> tuple[list[float], list[np.ndarray]] | None:
     """``curve``'s swept values and per-pair points from the committed sweep in ``folder`` (None: not played there)."""
-    experiment = "janowski" if curve == "janowski" else "jump"
+    experiment = experiment_of(curve)
     points = committed_points(folder / experiment)
     (spec,) = [c for c in curves(experiment) if c.name == curve]
     if not any(spec.spec(x) in points for x in spec.values):
@@ -58,8 +63,7 @@ def curve_points(folder: Path, curve: str) -> tuple[list[float], list[np.ndarray
 
 def seed_of(folder: Path, curve: str) -> int:
     """The seed the committed sweep of ``curve`` in ``folder`` was played (and bootstrapped) with."""
-    experiment = "janowski" if curve == "janowski" else "jump"
-    return int(json.loads((folder / experiment / "result.json").read_text())["seed"])
+    return int(json.loads((folder / experiment_of(curve) / "result.json").read_text())["seed"])
 
 
 def degree_cap(runs: list[Path], names: tuple[str, ...], caps: tuple[int, ...], as_json: bool) -> None:
