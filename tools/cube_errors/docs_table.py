@@ -133,10 +133,12 @@ def decided_counts() -> None:
         if spec == first:
             continue
         cuts = []
-        for name, player in (
-            ("with the rule", model_player(spec, None, evaluators)),
-            ("without", draw_player(spec, None, evaluators)),
-        ):
+        # The rule acts only where the game is decided or nearly, so a model it changes nowhere there scores the same
+        # without it: scored once.
+        players = [("with the rule", model_player(spec, None, evaluators))]
+        if changed.any():
+            players.append(("without", draw_player(spec, None, evaluators)))
+        for name, player in players:
             diff = decision_errors(data, *model_decisions(player, data.boards, data.owned)) - baseline
             parts = {}
             for where, mask in (
@@ -157,7 +159,8 @@ def decided_counts() -> None:
                     f"{name}, later part minus earlier: {gap:+.1f} (SE {se:.1f}, p = {_p(gap, se):.2g}; "
                     f"{PERMUTATIONS:,} permutations, p = {_permutation_p(1000 * diff, later):.2g})"
                 )
-        print(f"  {spec} minus {first}, mp a decision: " + "; ".join(cuts))
+        same = "" if changed.any() else " (the same without the rule)"
+        print(f"  {spec} minus {first}, mp a decision{same}: " + "; ".join(cuts))
 
 
 PERMUTATIONS = 10_000
