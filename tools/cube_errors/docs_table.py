@@ -4,7 +4,7 @@
     python tools/cube_errors/docs_table.py --deeper
     python tools/cube_errors/docs_table.py --decided
 
-Prints the summary figures ("The full run so far") and the markdown rows of the models' table that
+Prints the summary figures ("The full run") and the markdown rows of the models' table that
 ``tests/benchmarks/test_cube_errors.py`` checks against the same report, for pasting after new shards;
 ``--plot`` also draws the report (as a finished run's ``plot.png``) to the file given. ``--deeper``
 prints instead the rows of the table of the models deciding from the net at 1 and 2 plies (reports
@@ -72,13 +72,13 @@ def main() -> int:
     worst = np.maximum(data.nd_se, data.dt_se)
     capped = int((data.trials >= CubeErrorsConfig(out=FULL_RUN).trials_cap).sum())
     shards = len(list(FULL_RUN.glob("decisions_*.npz")))
+    remaining = s["projected"]["core_hours_for_2000_capped"] * (1 - s["decisions"] / 2000)
     print(
         f"{s['decisions']:,} of 2,000 decisions ({shards} shards): {s['trials_per_branch']['mean']:,.0f} trials a "
         f"branch on average, {s['cpu_seconds']['per_decision']:.0f} CPU s a decision "
         f"({s['cpu_seconds']['rollouts']:,.0f} s in all), {s['se']['at_target']:,} of the {s['decisions']:,} at "
-        f"SE <= 0.01 on both branches, {capped} stopped by the cap (the largest SE left, {worst.max():.3f}); "
-        f"remaining at this rate: {s['projected']['core_hours_for_2000_capped'] * (1 - s['decisions'] / 2000):.0f} "
-        "core-hours"
+        f"SE <= 0.01 on both branches, {capped} stopped by the cap (the largest SE left, {worst.max():.3f})"
+        + (f"; remaining at this rate: {remaining:.0f} core-hours" if remaining > 0 else "")
     )
     floor = result["noise_floor"]
     print(f"the noise floor, {floor['mp_per_decision']:.1f} mp a decision (simulation SE {floor['simulation_se']:.2f})")
