@@ -159,8 +159,32 @@ def decided_counts() -> None:
                     f"{name}, later part minus earlier: {gap:+.1f} (SE {se:.1f}, p = {_p(gap, se):.2g}; "
                     f"{PERMUTATIONS:,} permutations, p = {_permutation_p(1000 * diff, later):.2g})"
                 )
+            if name == "with the rule":
+                with_rule = 1000 * diff
         same = "" if changed.any() else " (the same without the rule)"
         print(f"  {spec} minus {first}, mp a decision{same}: " + "; ".join(cuts))
+        print(f"    with the rule, by part and cube: {_where_it_lies(with_rule, later, data.owned)}")
+
+
+LARGEST = 8
+
+
+def _where_it_lies(diff: np.ndarray, later: np.ndarray, owned: np.ndarray) -> str:
+    """Each part's mean ``diff`` (mp a decision) on the centred and the roller's own cube, and how much of the part's
+    total its ``LARGEST`` differences (by size) carry: where a paired lead comes from."""
+    cuts = []
+    for part, in_part in ((f"before {AFTER_THE_RULE:,}", ~later), (f"from {AFTER_THE_RULE:,}", later)):
+        for cube, on_cube in (("centred", ~owned), ("own cube", owned)):
+            d = diff[in_part & on_cube]
+            if len(d) > 1:
+                cuts.append(f"{part}, {cube} ({len(d):,}): {d.mean():+.1f} (SE {d.std(ddof=1) / np.sqrt(len(d)):.1f})")
+        d = diff[in_part]
+        largest = d[np.argsort(-np.abs(d))[:LARGEST]]
+        cuts.append(
+            f"{part}, its {LARGEST} largest differences {largest.sum() / 1000:+.2f} of its {d.sum() / 1000:+.2f} "
+            f"points ({int((d != 0).sum())} decisions differ)"
+        )
+    return "; ".join(cuts)
 
 
 PERMUTATIONS = 10_000
