@@ -278,15 +278,23 @@ def draw_player(spec: str, weights: Path | None, evaluators: dict[str, Evaluator
     return player
 
 
+# Decisions asked of a player at a time: a local-volatility model's 441-roll lookahead holds some 9,000 positions a
+# decision, so asking all 2,000 at once needed some 12 GB.
+DECISIONS_AT_A_TIME = 200
+
+
 def model_decisions(player: Player, boards: np.ndarray, owned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(doubles, takes) bool (n,): whether ``player`` doubles each board (side on roll, centred or its own cube),
     and whether, doubled there, it takes (asked from the responder's side, as a tournament asks it)."""
-    states = np.where(owned, CubeState.OWNED, CubeState.CENTERED)
-    context = CubeContext.money(states)
-    actions = np.asarray(player.double_actions(boards, context))
-    answers = np.asarray(player.double_responses(flip_boards(boards), context))
-    takes = (answers == CubeResponse.TAKE) | (answers == CubeResponse.BEAVER)  # beavers off: a beaver is a take
-    return actions == CubeAction.DOUBLE, takes
+    doubles, takes = np.zeros(len(boards), dtype=bool), np.zeros(len(boards), dtype=bool)
+    for start in range(0, len(boards), DECISIONS_AT_A_TIME):
+        part = slice(start, start + DECISIONS_AT_A_TIME)
+        context = CubeContext.money(np.where(owned[part], CubeState.OWNED, CubeState.CENTERED))
+        actions = np.asarray(player.double_actions(boards[part], context))
+        answers = np.asarray(player.double_responses(flip_boards(boards[part]), context))
+        doubles[part] = actions == CubeAction.DOUBLE
+        takes[part] = (answers == CubeResponse.TAKE) | (answers == CubeResponse.BEAVER)  # beavers off: a take
+    return doubles, takes
 
 
 # --------------------------------------------------------------------------------------------
@@ -1306,6 +1314,9 @@ def plot_cube_errors(result: dict[str, Any], path: Path) -> bool:
     bars.invert_yaxis()
     bars.set_xlabel("milli-points a decision (bar: SE of the total)")
     bars.set_title("each model's cube errors against the rollouts")
+    # Room on the right for the legend, so that it covers no bar's SE.
+    widest = max(m["mp_per_decision"] + (m["se"] or 0.0) for m in result["models"].values())
+    bars.set_xlim(0.0, 1.4 * widest if widest > 0 else 1.0)
     bars.legend(loc="upper right", fontsize=8)
     save_png(plt, fig, path)
     return True
