@@ -124,6 +124,8 @@ def decided_counts() -> None:
     first = DEFAULT_MODELS[0]
     baseline = decision_errors(data, *model_decisions(model_player(first, None, evaluators), data.boards, data.owned))
     later = np.arange(len(data)) >= AFTER_THE_RULE
+    earlier, later_part = f"before {AFTER_THE_RULE:,}", f"from {AFTER_THE_RULE:,}"
+    parts = {"all": np.full(len(data), True), earlier: ~later, later_part: later}
     for spec in DEFAULT_MODELS:
         now = model_decisions(model_player(spec, None, evaluators), boards, owned)
         before = model_decisions(draw_player(spec, None, evaluators), boards, owned)
@@ -139,28 +141,21 @@ def decided_counts() -> None:
         if changed.any():
             players.append(("without", draw_player(spec, None, evaluators)))
         for name, player in players:
-            diff = decision_errors(data, *model_decisions(player, data.boards, data.owned)) - baseline
-            parts = {}
-            for where, mask in (
-                ("all", np.full(len(data), True)),
-                (f"before {AFTER_THE_RULE:,}", ~later),
-                (f"from {AFTER_THE_RULE:,}", later),
-            ):
-                d = diff[mask]
-                if len(d) > 1:
-                    parts[where] = mean, se = 1000 * d.mean(), 1000 * d.std(ddof=1) / np.sqrt(len(d))
-                    cuts.append(f"{name}, {where} ({len(d):,}): {mean:+.1f} (SE {se:.1f}, p = {_p(mean, se):.2g})")
-            if len(parts) == 3:
-                # The two parts hold different decisions, so their difference's SE adds theirs in quadrature; a few
-                # large errors make the differences heavy-tailed, so a permutation test says it without the normal.
-                (before, se_before), (after, se_after) = list(parts.values())[1:]
-                gap, se = after - before, float(np.hypot(se_before, se_after))
-                cuts.append(
-                    f"{name}, later part minus earlier: {gap:+.1f} (SE {se:.1f}, p = {_p(gap, se):.2g}; "
-                    f"{PERMUTATIONS:,} permutations, p = {_permutation_p(1000 * diff, later):.2g})"
-                )
+            diff = 1000 * (decision_errors(data, *model_decisions(player, data.boards, data.owned)) - baseline)
+            figures = {where: _mean_se(diff[mask]) for where, mask in parts.items()}
+            for where, (mean, se) in figures.items():
+                n = int(parts[where].sum())
+                cuts.append(f"{name}, {where} ({n:,}): {mean:+.1f} (SE {se:.1f}, p = {_p(mean, se):.2g})")
+            (early, se_early), (late, se_late) = figures[earlier], figures[later_part]
+            # The two parts hold different decisions, so their difference's SE adds theirs in quadrature; a few
+            # large errors make the differences heavy-tailed, so a permutation test says it without the normal.
+            gap, se = late - early, float(np.hypot(se_early, se_late))
+            cuts.append(
+                f"{name}, later part minus earlier: {gap:+.1f} (SE {se:.1f}, p = {_p(gap, se):.2g}; "
+                f"{PERMUTATIONS:,} permutations, p = {_permutation_p(diff, later):.2g})"
+            )
             if name == "with the rule":
-                with_rule = 1000 * diff
+                with_rule = diff
         same = "" if changed.any() else " (the same without the rule)"
         print(f"  {spec} minus {first}, mp a decision{same}: " + "; ".join(cuts))
         print(f"    with the rule, by part and cube: {_where_it_lies(with_rule, later, data.owned)}")
@@ -175,9 +170,8 @@ def _where_it_lies(diff: np.ndarray, later: np.ndarray, owned: np.ndarray) -> st
     cuts = []
     for part, in_part in ((f"before {AFTER_THE_RULE:,}", ~later), (f"from {AFTER_THE_RULE:,}", later)):
         for cube, on_cube in (("centred", ~owned), ("own cube", owned)):
-            d = diff[in_part & on_cube]
-            if len(d) > 1:
-                cuts.append(f"{part}, {cube} ({len(d):,}): {d.mean():+.1f} (SE {d.std(ddof=1) / np.sqrt(len(d)):.1f})")
+            mean, se = _mean_se(diff[in_part & on_cube])
+            cuts.append(f"{part}, {cube} ({int((in_part & on_cube).sum()):,}): {mean:+.1f} (SE {se:.1f})")
         d = diff[in_part]
         largest = d[np.argsort(-np.abs(d))[:LARGEST]]
         cuts.append(
@@ -201,6 +195,13 @@ def _permutation_p(diff: np.ndarray, later: np.ndarray, seed: int = 0) -> float:
         gaps = shuffled[:, :n_later].mean(axis=1) - shuffled[:, n_later:].mean(axis=1)
         hits += int((np.abs(gaps) >= observed - 1e-12).sum())
     return (hits + 1) / (PERMUTATIONS + 1)
+
+
+def _mean_se(values: np.ndarray) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error (NaN for fewer than two)."""
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
 
 
 def _p(mean: float, se: float) -> float:
