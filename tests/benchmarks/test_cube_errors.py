@@ -631,3 +631,19 @@ def test_the_docs_quote_the_committed_shards_with_the_models_at_1_and_2_plies() 
             expected += [_cell(deeper["models"][spec]), _cell(deeper["models"][spec]["minus_at_0_ply"], True)]
         expected.append("" if spec == first else _cell(reports[2]["models"][spec]["minus"][first], True))
         assert [c.strip() for c in row.split("|")[2:-1]] == expected
+
+
+def test_models_asked_a_few_decisions_at_a_time_decide_as_asked_all_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asking in parts (to bound the lookahead's memory) changes no model's double or take."""
+    data = read_shards(FULL_RUN, 1)
+    assert data is not None
+    evaluators: dict[str, Evaluator] = {}
+    for spec in ("janowski:0.730", "jump-net"):
+        player = model_player(spec, None, evaluators)
+        whole = model_decisions(player, data.boards, data.owned)
+        monkeypatch.setattr(cube_errors, "DECISIONS_AT_A_TIME", 3)
+        parts = model_decisions(player, data.boards, data.owned)
+        monkeypatch.undo()
+        assert whole[0].any() and not whole[0].all()  # the shard holds doubles and no doubles alike
+        np.testing.assert_array_equal(parts[0], whole[0])
+        np.testing.assert_array_equal(parts[1], whole[1])
